@@ -1,0 +1,99 @@
+"""Instance catalog: specs and Karpenter well-known labels for accelerated and common CPU types.
+
+Data lives in ``data/instances.json`` (sources named in its ``_meta``; figures from Karpenter's
+generated instance-type page and the EC2 API model). SageMaker ``ml.*`` types map to their
+EC2 twin, so one catalog serves every launcher.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from typing import Any, Iterable
+
+
+@dataclass(frozen=True)
+class InstanceSpec:
+    name: str
+    family: str
+    category: str
+    generation: int
+    size: str
+    vcpu: int
+    memory_mib: int
+    gpu_count: int = 0
+    gpu_name: str | None = None
+    gpu_manufacturer: str | None = None
+    gpu_memory_mib: int | None = None  # per GPU
+    accelerator_count: int = 0  # Neuron devices (Trainium / Inferentia)
+    accelerator_name: str | None = None
+    accelerator_memory_mib: int | None = None
+
+    @property
+    def accelerators(self) -> int:
+        """GPUs or Neuron devices: what 'GPU-hours' counts."""
+        return self.gpu_count or self.accelerator_count
+
+    def label(self, key: str) -> Any:
+        """The value of a Karpenter well-known label (``karpenter.k8s.aws/instance-*``)."""
+        short = key.rsplit("/", 1)[-1]
+        table: dict[str, Any] = {
+            "instance-type": self.name,
+            "instance-category": self.category,
+            "instance-family": self.family,
+            "instance-generation": self.generation,
+            "instance-size": self.size,
+            "instance-cpu": self.vcpu,
+            "instance-memory": self.memory_mib,
+            "instance-gpu-count": self.gpu_count,
+            "instance-gpu-name": self.gpu_name,
+            "instance-gpu-manufacturer": self.gpu_manufacturer,
+            "instance-gpu-memory": self.gpu_memory_mib,
+            "instance-accelerator-count": self.accelerator_count,
+            "instance-accelerator-name": self.accelerator_name,
+        }
+        return table.get(short)
+
+
+@lru_cache(maxsize=1)
+def _data() -> dict[str, Any]:
+    text = resources.files("finlint.data").joinpath("instances.json").read_text("utf-8")
+    return json.loads(text)  # type: ignore[no-any-return]
+
+
+@lru_cache(maxsize=1)
+def _specs() -> dict[str, InstanceSpec]:
+    out: dict[str, InstanceSpec] = {}
+    for name, row in _data()["instances"].items():
+        fields = {k: v for k, v in row.items() if k in InstanceSpec.__dataclass_fields__}
+        out[name] = InstanceSpec(name=name, **fields)
+    return out
+
+
+def ec2_twin(instance_type: str) -> str:
+    """``ml.p5.48xlarge`` -> ``p5.48xlarge``; EC2 names pass through."""
+    aliases: dict[str, str] = _data().get("sagemaker_aliases", {})
+    if instance_type in aliases:
+        return aliases[instance_type]
+    return instance_type[3:] if instance_type.startswith("ml.") else instance_type
+
+
+def lookup(instance_type: str) -> InstanceSpec | None:
+    """The spec for an EC2 or SageMaker instance type, or None when not in the catalog."""
+    return _specs().get(ec2_twin(instance_type))
+
+
+def family_of(instance_type: str) -> str:
+    """The family of any well-formed type name, even one missing from the catalog."""
+    return ec2_twin(instance_type).split(".", 1)[0]
+
+
+def all_instances() -> Iterable[InstanceSpec]:
+    return _specs().values()
+
+
+def source() -> str:
+    meta = _data().get("_meta", {})
+    return str(meta.get("source", ""))

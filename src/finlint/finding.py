@@ -1,0 +1,86 @@
+"""What the engine produces and what cost models and reporters consume."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from finlint.ir import Record
+
+SEVERITIES = ("info", "low", "medium", "high", "critical")
+
+
+def severity_rank(severity: str) -> int:
+    return SEVERITIES.index(severity)
+
+
+@dataclass
+class Cost:
+    """A dollar figure a reader can recompute from ``basis`` and ``assumptions``.
+
+    ``kind``: ``waste`` (money burnt by the setting), ``risk`` (what it may burn), or
+    ``savings`` (what the fix saves). ``monthly_usd`` is None only together with ``reason``.
+    """
+
+    monthly_usd: float | None
+    per_run_usd: float | None
+    kind: str
+    basis: str
+    assumptions: dict[str, Any] = field(default_factory=dict)
+    reason: str | None = None  # why there is no figure (unpriced type, ...)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "monthly_usd": None if self.monthly_usd is None else round(self.monthly_usd, 2),
+            "per_run_usd": None if self.per_run_usd is None else round(self.per_run_usd, 2),
+            "kind": self.kind,
+            "basis": self.basis,
+            "assumptions": self.assumptions,
+        }
+        if self.reason:
+            out["reason"] = self.reason
+        return out
+
+
+@dataclass
+class Finding:
+    rule_id: str
+    rule: str  # slug
+    severity: str
+    file: str
+    line: int
+    end_line: int
+    resource: str
+    message: str
+    record: Record | None = None  # the IR record (None for FIN000 and meta findings)
+    cost: Cost | None = None
+    cost_model: str | None = None  # the policy's cost model name
+    params: dict[str, Any] = field(default_factory=dict)  # the policy params in force
+    suppressed: str | None = None  # justification when suppressed in source
+    baseline: bool = False  # known in the baseline file: reported, never fails the run
+
+    @property
+    def active(self) -> bool:
+        """Counts toward the exit code and the cost total."""
+        return self.suppressed is None and not self.baseline
+
+    def sort_key(self) -> tuple[Any, ...]:
+        return (self.file, self.line, self.rule_id, self.resource)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "rule_id": self.rule_id,
+            "rule": self.rule,
+            "severity": self.severity,
+            "file": self.file,
+            "line": self.line,
+            "end_line": self.end_line,
+            "resource": self.resource,
+            "message": self.message,
+            "cost": self.cost.to_json() if self.cost else None,
+        }
+        if self.suppressed is not None:
+            out["suppressed"] = {"justification": self.suppressed}
+        if self.baseline:
+            out["baseline"] = True
+        return out

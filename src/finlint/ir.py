@@ -1,0 +1,292 @@
+"""The intermediate representation: what every loader produces and every rule reads.
+
+Records are frozen dataclasses, independent of the source format. A value a loader could
+not know statically (an unresolved ``!Ref``, ``var.x`` without a default, a Helm
+placeholder) is an :class:`Unknown`, never a guess: the engine never fires a rule on one.
+``None`` means "absent in the source" (so the platform default applies).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields, replace
+from typing import Any, ClassVar, Mapping, TypeVar, Union
+
+
+class Unknown:
+    """A value that exists in the source but cannot be resolved statically."""
+
+    __slots__ = ("reason",)
+
+    def __init__(self, reason: str = "unresolved") -> None:
+        self.reason = reason
+
+    def __repr__(self) -> str:
+        return f"Unknown({self.reason!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Unknown)
+
+    def __hash__(self) -> int:
+        return hash(Unknown)
+
+    def __bool__(self) -> bool:  # pragma: no cover - guard against accidental truthiness
+        raise TypeError("Unknown has no truth value; test with is_unknown()")
+
+
+UNKNOWN = Unknown()
+
+T = TypeVar("T")
+#: A field that may be absent (None), known (T) or unknown.
+Maybe = Union[T, Unknown, None]
+
+
+def is_unknown(value: object) -> bool:
+    return isinstance(value, Unknown)
+
+
+@dataclass(frozen=True)
+class Location:
+    """1-based, inclusive line span in a scanned file (path relative to the CWD, '/' separators)."""
+
+    file: str
+    line: int
+    end_line: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}"
+
+
+@dataclass(frozen=True)
+class Suppression:
+    """An in-source ``ignore`` that a loader found attached to a record (CFN Metadata, k8s annotation)."""
+
+    rule: str  # code (FIN301) or slug
+    reason: str
+    line: int
+
+
+#: Where a training job was launched from (TrainingJob.launcher).
+LAUNCHERS = (
+    "api-request",  # CreateTrainingJob JSON/YAML, boto3 create_training_job
+    "step-functions",  # ASL createTrainingJob task
+    "pipeline-step",  # SageMaker pipeline definition / TrainingStep
+    "kubernetes-crd",  # ACK or legacy operator TrainingJob
+    "sdk-estimator",  # SDK v2 Estimator / framework estimators
+    "sdk-model-trainer",  # SDK v3 ModelTrainer
+    "sdk-remote",  # @remote decorated function
+    "terraform",  # aws_sagemaker_training_job
+)
+
+
+@dataclass(frozen=True)
+class Record:
+    """Common fields of every IR record.
+
+    ``attr_lines`` maps a field name (e.g. ``"max_runtime_s"``) to the line of the source
+    attribute it came from, so a finding can point at the cause. ``address`` is stable across
+    line moves (CloudFormation logical id, Terraform address, ``Kind/namespace/name``).
+    """
+
+    KIND: ClassVar[str] = "record"
+
+    address: str
+    location: Location
+    source_format: str  # cloudformation | kubernetes | sagemaker-api | step-functions | ...
+    attr_lines: Mapping[str, int] = field(default_factory=dict)
+    suppressions: tuple[Suppression, ...] = ()
+    name: Maybe[str] = None  # human name where the source has one (job name, Name tag)
+    extra: Mapping[str, Any] = field(default_factory=dict)  # loader-specific context
+
+    def line_of(self, attr: str) -> int | None:
+        return self.attr_lines.get(attr)
+
+    def with_changes(self: R, **changes: Any) -> R:
+        return replace(self, **changes)
+
+    def attributes(self) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+R = TypeVar("R", bound=Record)
+
+
+@dataclass(frozen=True)
+class TrainingJob(Record):
+    KIND: ClassVar[str] = "training_job"
+
+    launcher: str = "api-request"
+    instance_type: Maybe[str] = None
+    instance_count: Maybe[int] = None
+    spot: Maybe[bool] = None  # managed spot training
+    max_runtime_s: Maybe[int] = None  # explicit value only; None when absent
+    max_runtime_default_s: int | None = None  # what applies when absent (None: request invalid)
+    max_wait_s: Maybe[int] = None
+    checkpoint_s3_uri: Maybe[str] = None
+    checkpoint_local_path: Maybe[str] = None
+    checkpoint_local_path_default: str | None = "/opt/ml/checkpoints"
+    keep_alive_s: Maybe[int] = None
+    volume_size_gb: Maybe[int] = None
+    runs_multiplier: Maybe[int] = 1  # e.g. HyperparameterTuner max_jobs
+    training_plan: Maybe[str] = None  # reserved capacity (training plan ARN)
+    file_system_mounts: tuple["Mount", ...] = ()  # FileSystemDataSource inputs etc.
+
+
+@dataclass(frozen=True)
+class Requirement:
+    """A Karpenter / node-affinity style requirement: key, operator and values."""
+
+    key: str
+    operator: str  # In | NotIn | Exists | DoesNotExist | Gt | Lt | Gte | Lte
+    values: tuple[str, ...] = ()
+    line: int | None = None
+
+
+#: ComputePool.pool_kind values.
+POOL_KINDS = (
+    "karpenter-nodepool",
+    "karpenter-provisioner",
+    "eks-nodegroup",
+    "eksctl-nodegroup",
+    "autoscaling-group",
+    "launch-template",
+    "ec2-instance",
+    "batch-compute-environment",
+    "hyperpod-instance-group",
+)
+
+
+@dataclass(frozen=True)
+class ComputePool(Record):
+    """Anything that launches instances over time.
+
+    ``instance_types`` lists explicit types (EKS, ASG, EC2, HyperPod); Karpenter pools carry
+    ``requirements`` instead, evaluated against the instance catalog by ``facts``.
+    ``capacity_types`` uses: ``on-demand``, ``spot``, ``capacity-block``, ``reserved``.
+    """
+
+    KIND: ClassVar[str] = "compute_pool"
+
+    pool_kind: str = "ec2-instance"
+    instance_types: Maybe[tuple[Maybe[str], ...]] = None
+    requirements: tuple[Requirement, ...] = ()
+    capacity_types: Maybe[tuple[str, ...]] = None
+    min_size: Maybe[int] = None
+    desired_size: Maybe[int] = None
+    max_size: Maybe[int] = None
+    limits: Maybe[Mapping[str, Any]] = None  # Karpenter spec.limits (raw quantities)
+    disruption: Mapping[str, Any] = field(default_factory=dict)
+    labels: Mapping[str, Any] = field(default_factory=dict)
+    taints: tuple[str, ...] = ()
+    capacity_reservation: Maybe[bool] = None  # targeted ODCR / capacity block declared
+
+
+@dataclass(frozen=True)
+class Notebook(Record):
+    KIND: ClassVar[str] = "notebook"
+
+    instance_type: Maybe[str] = None
+    volume_size_gb: Maybe[int] = None
+
+
+@dataclass(frozen=True)
+class FileSystem(Record):
+    KIND: ClassVar[str] = "file_system"
+
+    fs_type: str = "efs"  # efs | fsx-lustre
+    tags: Mapping[str, Any] = field(default_factory=dict)
+    creation_token: Maybe[str] = None
+    throughput_mode: Maybe[str] = None  # EFS: bursting | provisioned | elastic
+    provisioned_throughput_mibps: Maybe[float] = None
+    size_gb: Maybe[float] = None  # FSx storage capacity
+    deployment_type: Maybe[str] = None  # FSx: SCRATCH_2 | PERSISTENT_2 ...
+    per_unit_storage_throughput: Maybe[int] = None
+    ref_ids: tuple[str, ...] = ()  # identifiers others use to point here (fs-123, logical id)
+
+
+@dataclass(frozen=True)
+class Mount:
+    """A workload's volume mount: where a claim or file system appears inside a container."""
+
+    volume: str  # volume name in the pod spec, or a file system reference
+    mount_path: Maybe[str]
+    claim_name: Maybe[str] = None  # PVC name when the volume is a claim
+    file_system_ref: Maybe[str] = None  # direct EFS/FSx reference (fs-..., logical id)
+    line: int | None = None
+
+
+#: Volume.volume_kind values.
+VOLUME_KINDS = ("pvc", "pv", "storage-class", "workload", "efs-access-point", "efs-mount-target")
+
+
+@dataclass(frozen=True)
+class Volume(Record):
+    """Kubernetes storage objects and workloads' mounts, and EFS access points / mount targets.
+
+    ``is_efs`` is filled by the linking pass (or directly when the driver is visible).
+    """
+
+    KIND: ClassVar[str] = "volume"
+
+    volume_kind: str = "pvc"
+    namespace: Maybe[str] = None
+    storage_class: Maybe[str] = None
+    provisioner: Maybe[str] = None  # StorageClass provisioner / PV CSI driver
+    volume_name: Maybe[str] = None  # PVC spec.volumeName (bound PV)
+    capacity_gb: Maybe[float] = None
+    file_system_ref: Maybe[str] = None  # EFS file system id or logical id
+    root_path: Maybe[str] = None  # access point root directory
+    mounts: tuple[Mount, ...] = ()  # for workloads
+    is_efs: Maybe[bool] = None
+    efs_target: Maybe[str] = None  # address of the EFS record it resolves to (linking)
+
+
+@dataclass(frozen=True)
+class LifecycleRule:
+    rule_id: Maybe[str]
+    enabled: bool = True
+    prefix: Maybe[str] = None
+    transitions: tuple[tuple[int, str], ...] = ()  # (days, storage class)
+    expiration_days: Maybe[int] = None
+
+
+@dataclass(frozen=True)
+class Bucket(Record):
+    KIND: ClassVar[str] = "bucket"
+
+    bucket_name: Maybe[str] = None
+    lifecycle_rules: Maybe[tuple[LifecycleRule, ...]] = None
+
+
+RECORD_TYPES: dict[str, type[Record]] = {
+    cls.KIND: cls for cls in (TrainingJob, ComputePool, Notebook, FileSystem, Volume, Bucket)
+}
+
+
+@dataclass
+class LoadError:
+    """A file of a supported format that could not be read or parsed (reported as FIN000)."""
+
+    file: str
+    line: int
+    message: str
+
+
+@dataclass
+class Notice:
+    """Something skipped on purpose (an unrendered template, a remote module): not an error."""
+
+    file: str
+    line: int
+    message: str
+
+
+@dataclass
+class LoadResult:
+    records: list[Record] = field(default_factory=list)
+    errors: list[LoadError] = field(default_factory=list)
+    notices: list[Notice] = field(default_factory=list)
+
+    def extend(self, other: "LoadResult") -> None:
+        self.records.extend(other.records)
+        self.errors.extend(other.errors)
+        self.notices.extend(other.notices)

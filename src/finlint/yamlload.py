@@ -1,0 +1,187 @@
+"""One line-aware YAML/JSON loader on libyaml (``CSafeLoader``), shared by every structured format.
+
+Why not ``yaml.safe_load``: it is pure Python and ~10x slower. Why not cfn-lint's decoder: its
+import costs ~0.9 s (sympy), too much for a pre-commit hook. Mappings and sequences come back
+as :class:`LineDict` / :class:`LineList` (plain ``dict``/``list`` subclasses, so values compare
+equal to cfn-lint's), carrying 1-based ``line``/``end_line`` and the line of every key / item.
+CloudFormation short-form intrinsics get their long-form meaning (``!Ref X`` -> ``{"Ref": "X"}``),
+as cfn-lint does. Aliases stay shared references; :func:`expanded_size` guards against
+alias bombs before anyone walks a document.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+import yaml
+
+MAX_EXPANDED_NODES = 250_000  # the same cap cfn-lint uses
+
+
+class LineDict(dict):  # type: ignore[type-arg]
+    """A mapping with source lines: ``line``/``end_line`` of the node, ``key_lines[key]``."""
+
+    line: int = 0
+    end_line: int = 0
+    key_lines: dict[Any, int]
+
+    def line_of(self, key: Any, default: int | None = None) -> int:
+        lines = getattr(self, "key_lines", None) or {}
+        return lines.get(key, default if default is not None else self.line)
+
+
+class LineList(list):  # type: ignore[type-arg]
+    """A sequence with source lines: ``line``/``end_line`` and ``item_lines[i]``."""
+
+    line: int = 0
+    end_line: int = 0
+    item_lines: list[int]
+
+    def line_of(self, index: int) -> int:
+        lines = getattr(self, "item_lines", None) or []
+        return lines[index] if index < len(lines) else self.line
+
+
+def _end_line(node: yaml.Node) -> int:
+    # libyaml's end mark of a block collection sits on the line after its last item, column 0.
+    end = node.end_mark
+    if end.column == 0 and end.line > node.start_mark.line:
+        return int(end.line)
+    return int(end.line) + 1
+
+
+class LineLoader(yaml.CSafeLoader):
+    """CSafeLoader building LineDict/LineList with 1-based line numbers."""
+
+
+def _construct_mapping(loader: LineLoader, node: yaml.MappingNode) -> LineDict:
+    loader.flatten_mapping(node)
+    result = LineDict()
+    result.line = node.start_mark.line + 1
+    result.end_line = _end_line(node)
+    result.key_lines = {}
+    for key_node, value_node in node.value:
+        key = loader.construct_object(key_node, deep=True)
+        try:
+            hash(key)
+        except TypeError as exc:
+            raise yaml.constructor.ConstructorError(
+                "while constructing a mapping", node.start_mark, "found unhashable key", key_node.start_mark
+            ) from exc
+        result[key] = loader.construct_object(value_node, deep=True)
+        result.key_lines[key] = key_node.start_mark.line + 1
+    return result
+
+
+def _construct_sequence(loader: LineLoader, node: yaml.SequenceNode) -> LineList:
+    result = LineList(loader.construct_object(child, deep=True) for child in node.value)
+    result.line = node.start_mark.line + 1
+    result.end_line = _end_line(node)
+    result.item_lines = [child.start_mark.line + 1 for child in node.value]
+    return result
+
+
+_UNCONVERTED = ("Ref", "Condition")
+
+
+def _construct_intrinsic(loader: LineLoader, tag_suffix: str, node: yaml.Node) -> LineDict:
+    """``!Ref``, ``!Sub``, ``!GetAtt``, ... -> their long form, as cfn-lint's decoder gives."""
+    name = tag_suffix if tag_suffix in _UNCONVERTED else f"Fn::{tag_suffix}"
+    value: Any
+    if name == "Fn::GetAtt" and isinstance(node, yaml.ScalarNode):
+        value = LineList(str(loader.construct_scalar(node)).split(".", 1))
+        value.line = node.start_mark.line + 1
+        value.end_line = value.line
+        value.item_lines = [value.line] * len(value)
+    elif isinstance(node, yaml.ScalarNode):
+        value = loader.construct_scalar(node)
+    elif isinstance(node, yaml.SequenceNode):
+        value = _construct_sequence(loader, node)
+    else:
+        value = _construct_mapping(loader, node)  # type: ignore[arg-type]
+    result = LineDict({name: value})
+    result.line = node.start_mark.line + 1
+    result.end_line = _end_line(node)
+    result.key_lines = {name: result.line}
+    return result
+
+
+LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _construct_sequence)
+LineLoader.add_multi_constructor("!", _construct_intrinsic)
+
+
+class YamlLoadError(Exception):
+    """A document that cannot be loaded; ``line`` is 1-based."""
+
+    def __init__(self, message: str, line: int) -> None:
+        super().__init__(message)
+        self.message = message
+        self.line = line
+
+
+def _error_line(exc: yaml.YAMLError) -> int:
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    return int(mark.line) + 1 if mark is not None else 1
+
+
+def load_all(text: str, is_json: bool = False) -> list[Any]:
+    """Every document of ``text``; raises :class:`YamlLoadError` with a line on bad input.
+
+    JSON is loaded by the same loader (JSON is YAML's flow style) so it gets lines too; tabs,
+    legal JSON whitespace but not YAML indentation, are turned into spaces first (a tab inside
+    a JSON string must be escaped, so this cannot change a value).
+    """
+    if is_json:
+        text = text.replace("\t", " ")
+    try:
+        docs = list(yaml.load_all(text, Loader=LineLoader))  # noqa: S506 - a SafeLoader subclass
+    except yaml.YAMLError as exc:
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise YamlLoadError(f"invalid {'JSON' if is_json else 'YAML'}: {problem}", _error_line(exc)) from exc
+    except RecursionError as exc:
+        raise YamlLoadError("document is nested too deeply to load", 1) from exc
+    for doc in docs:
+        size = expanded_size(doc)
+        if size > MAX_EXPANDED_NODES:
+            line = getattr(doc, "line", 1) or 1
+            raise YamlLoadError(
+                f"document expands to more than {MAX_EXPANDED_NODES:,} nodes (a YAML alias bomb?)", line
+            )
+    return docs
+
+
+def expanded_size(root: Any, cap: int = MAX_EXPANDED_NODES) -> int:
+    """Nodes a full walk would visit, counted with memoisation so aliases cost nothing."""
+    memo: dict[int, int] = {}
+
+    def size(obj: Any, depth: int) -> int:
+        if depth > 500:
+            raise YamlLoadError("document is nested too deeply to load", getattr(obj, "line", 1) or 1)
+        if isinstance(obj, dict):
+            children: Iterator[Any] = iter(obj.values())
+        elif isinstance(obj, list):
+            children = iter(obj)
+        else:
+            return 1
+        key = id(obj)
+        if key in memo:
+            return memo[key]
+        total = 1
+        for child in children:
+            total += size(child, depth + 1)
+            if total > cap:
+                break
+        memo[key] = total
+        return total
+
+    return size(root, 0)
+
+
+def line_of(container: Any, key: Any, fallback: int = 1) -> int:
+    """The line of ``container[key]`` (mapping key or list index), or ``fallback``."""
+    if isinstance(container, LineDict):
+        return container.line_of(key, fallback)
+    if isinstance(container, LineList) and isinstance(key, int):
+        return container.line_of(key)
+    return getattr(container, "line", fallback) or fallback
