@@ -115,9 +115,18 @@ def build(text: str) -> dict[str, Any]:
     for name, v in EXTRA.items():
         row = derive_labels(name)
         row.update(
-            vcpu=v[0], memory_mib=v[1], gpu_count=v[2], gpu_name=v[3], gpu_manufacturer=v[4],
-            gpu_memory_mib=v[5], accelerator_count=v[6], accelerator_name=v[7], accelerator_memory_mib=v[8],
-            accelerator_manufacturer="aws" if v[7] else None, network_mbps=v[9], src=v[11],
+            vcpu=v[0],
+            memory_mib=v[1],
+            gpu_count=v[2],
+            gpu_name=v[3],
+            gpu_manufacturer=v[4],
+            gpu_memory_mib=v[5],
+            accelerator_count=v[6],
+            accelerator_name=v[7],
+            accelerator_memory_mib=v[8],
+            accelerator_manufacturer="aws" if v[7] else None,
+            network_mbps=v[9],
+            src=v[11],
         )
         if v[10]:
             row["cpu_manufacturer"] = v[10]
