@@ -1,0 +1,245 @@
+"""The embedded price snapshot (``data/pricing.json``), a user overlay, and region fallback.
+
+Every price comes back as a :class:`PriceQuote` carrying its source, date and confidence, so a
+cost basis can cite where each number came from. A missing price is ``None``, never a guess.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any, Mapping
+
+FALLBACK_REGION = "us-east-1"
+TABLES = ("ec2_hourly", "sagemaker_hourly", "sagemaker_storage", "efs", "fsx_lustre", "s3", "ebs")
+CONFIDENCES = ("high", "medium", "low")
+
+
+class PricingError(ValueError):
+    """A ``--pricing`` overlay that is not in the snapshot's format (the CLI exits 2)."""
+
+
+@dataclass(frozen=True)
+class PriceQuote:
+    """One unit price and where it came from."""
+
+    table: str
+    key: str
+    usd: float
+    unit: str
+    region: str  # where the price is from
+    requested_region: str
+    source: str
+    date: str
+    confidence: str
+
+    @property
+    def fallback(self) -> bool:
+        return self.region != self.requested_region
+
+    def rate(self) -> str:
+        """``$55.04/h`` or ``$0.30/GB-month``: the exact snapshot figure, for the basis."""
+        return f"{usd(self.usd, exact=True)}/{self.unit}"
+
+    def cite(self) -> str:
+        """Region, source and date, e.g. ``us-east-1 On-Demand, <source>, 2026-09-24, high confidence``."""
+        where = self.region
+        if self.fallback:
+            asked = self.requested_region
+            where = f"{self.region} price used for {asked}: no {asked} price in the snapshot"
+        return f"{where}; {self.source}, {self.date}, {self.confidence} confidence"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "key": self.key,
+            "usd": self.usd,
+            "unit": self.unit,
+            "region": self.region,
+            "source": self.source,
+            "date": self.date,
+            "confidence": self.confidence,
+        }
+
+
+def usd(amount: float, exact: bool = False) -> str:
+    """Dollars for humans: ``$1,234.57``; ``exact`` keeps every snapshot decimal (``$21.957642``)."""
+    if not exact:
+        return f"${amount:,.2f}"
+    text = f"{amount:,.6f}".rstrip("0")
+    whole, _, frac = text.partition(".")
+    return f"${whole}.{frac.ljust(2, '0')}"
+
+
+def _unit(table: str, key: str) -> str:
+    if table in ("ec2_hourly", "sagemaker_hourly"):
+        return "h"
+    if table in ("s3", "fsx_lustre") or key.endswith("_gb_month"):
+        return "GB-month"
+    if key.endswith("_mibps_month"):
+        return "MiB/s-month"
+    if key.endswith("_iops_month"):
+        return "IOPS-month"
+    if key.endswith("_gb"):
+        return "GB"
+    return "unit"
+
+
+@dataclass(frozen=True)
+class _Entry:
+    usd: float
+    source: str
+    date: str
+    confidence: str
+
+
+def _parse(data: Any, origin: str) -> dict[str, dict[str, dict[str, _Entry]]]:
+    """Flatten ``regions -> table -> [blocks]`` into ``region -> table -> key -> entry`` (later wins)."""
+    if not isinstance(data, Mapping) or not isinstance(data.get("regions"), Mapping):
+        raise PricingError(f"{origin}: expected a mapping with a 'regions' key")
+    out: dict[str, dict[str, dict[str, _Entry]]] = {}
+    for region, tables in data["regions"].items():
+        if not isinstance(tables, Mapping):
+            raise PricingError(f"{origin}: regions.{region} must be a mapping of tables")
+        for table, blocks in tables.items():
+            if table not in TABLES:
+                raise PricingError(
+                    f"{origin}: regions.{region}: unknown table {table!r} (known: {', '.join(TABLES)})"
+                )
+            if isinstance(blocks, Mapping):
+                blocks = [blocks]
+            if not isinstance(blocks, list):
+                raise PricingError(f"{origin}: regions.{region}.{table} must be a list of blocks")
+            for i, block in enumerate(blocks):
+                where = f"{origin}: regions.{region}.{table}[{i}]"
+                if not isinstance(block, Mapping) or not isinstance(block.get("prices"), Mapping):
+                    raise PricingError(f"{where}: a block needs 'source', 'date' and 'prices'")
+                for field in ("source", "date"):
+                    if not isinstance(block.get(field), str) or not block[field]:
+                        raise PricingError(
+                            f"{where}: missing {field!r} (every block names its source and date)"
+                        )
+                conf = str(block.get("confidence", "medium"))
+                for key, val in block["prices"].items():
+                    entry = _entry(val, block["source"], block["date"], conf, f"{where}.prices.{key}")
+                    if entry is not None:
+                        out.setdefault(region, {}).setdefault(table, {})[key] = entry
+    return out
+
+
+def _entry(val: Any, source: str, date: str, conf: str, where: str) -> _Entry | None:
+    if val is None:  # explicit "not found"
+        return None
+    if isinstance(val, Mapping):
+        if "usd" not in val:
+            raise PricingError(f"{where}: a price object needs 'usd'")
+        source = str(val.get("source", source))
+        date = str(val.get("date", date))
+        conf = str(val.get("confidence", conf))
+        val = val["usd"]
+    if isinstance(val, bool) or not isinstance(val, (int, float)) or val < 0:
+        raise PricingError(f"{where}: price must be a non-negative number, got {val!r}")
+    return _Entry(float(val), source, date, conf)
+
+
+@lru_cache(maxsize=1)
+def _snapshot_raw() -> dict[str, Any]:
+    text = resources.files("finlint.data").joinpath("pricing.json").read_text("utf-8")
+    data: dict[str, Any] = json.loads(text)
+    return data
+
+
+def snapshot_meta() -> dict[str, Any]:
+    return dict(_snapshot_raw().get("_meta", {}))
+
+
+def read_price_file(path: Path) -> Any:
+    """JSON or YAML in the snapshot's format."""
+    try:
+        text = path.read_text("utf-8")
+    except OSError as exc:
+        raise PricingError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    if path.suffix in (".yml", ".yaml"):
+        import yaml
+
+        try:
+            return yaml.safe_load(text)
+        except yaml.YAMLError as exc:
+            raise PricingError(f"{path}: invalid YAML: {exc}") from exc
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise PricingError(f"{path}:{exc.lineno}: invalid JSON: {exc.msg}") from exc
+
+
+class Pricing:
+    """Prices for one region, with the snapshot's region fallback and an optional overlay."""
+
+    def __init__(
+        self, region: str, tables: dict[str, dict[str, dict[str, _Entry]]], overlay: str | None = None
+    ):
+        self.region = region
+        self.overlay = overlay
+        self._tables = tables
+
+    def get(self, table: str, key: str) -> PriceQuote | None:
+        """The price of ``key`` in ``table``: this region first, then us-east-1 (and the quote says so)."""
+        for region in (self.region, FALLBACK_REGION):
+            entry = self._tables.get(region, {}).get(table, {}).get(key)
+            if entry is not None:
+                return PriceQuote(
+                    table, key, entry.usd, _unit(table, key), region, self.region,
+                    entry.source, entry.date, entry.confidence,
+                )  # fmt: skip
+        return None
+
+    def hourly(self, instance_type: str) -> PriceQuote | None:
+        """On-Demand $/h: ``ml.*`` from the SageMaker table, anything else from EC2."""
+        table = "sagemaker_hourly" if instance_type.startswith("ml.") else "ec2_hourly"
+        return self.get(table, instance_type)
+
+    def efs(self, item: str) -> PriceQuote | None:
+        """``standard_gb_month``, ``ia_gb_month``, ``provisioned_throughput_mibps_month``, ..."""
+        return self.get("efs", item)
+
+    def fsx_lustre(self, deployment_type: str, throughput: int | None = None) -> PriceQuote | None:
+        """Per GB-month for a deployment type (and per-unit throughput tier where priced by tier)."""
+        dt = deployment_type.upper()
+        if throughput is not None:
+            tiered = self.get("fsx_lustre", f"{dt}/{throughput}")
+            if tiered is not None:
+                return tiered
+        return self.get("fsx_lustre", dt)
+
+    def s3(self, storage_class: str) -> PriceQuote | None:
+        return self.get("s3", storage_class.upper())
+
+    def ebs(self, item: str) -> PriceQuote | None:
+        return self.get("ebs", item)
+
+    def sagemaker_storage(self, item: str) -> PriceQuote | None:
+        return self.get("sagemaker_storage", item)
+
+    def missing(self, what: str) -> str:
+        """The reason text for a finding that cannot be priced."""
+        return f"no price for {what} in {self.region} (nor in the {FALLBACK_REGION} fallback) in the snapshot"
+
+    def keys(self, table: str) -> set[str]:
+        return {k for r in (self.region, FALLBACK_REGION) for k in self._tables.get(r, {}).get(table, {})}
+
+
+def load_pricing(region: str = FALLBACK_REGION, overlay: Path | None = None) -> Pricing:
+    """The embedded snapshot for ``region``, with ``overlay`` (same format) taking precedence."""
+    tables = {r: {t: dict(k) for t, k in ts.items()} for r, ts in _snapshot_tables().items()}
+    if overlay is not None:
+        for r, ts in _parse(read_price_file(overlay), str(overlay)).items():
+            for t, keys in ts.items():
+                tables.setdefault(r, {}).setdefault(t, {}).update(keys)
+    return Pricing(region or FALLBACK_REGION, tables, str(overlay) if overlay else None)
+
+
+@lru_cache(maxsize=1)
+def _snapshot_tables() -> dict[str, dict[str, dict[str, _Entry]]]:
+    return _parse(_snapshot_raw(), "pricing.json")
