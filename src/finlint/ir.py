@@ -212,6 +212,7 @@ class Mount:
     claim_name: Maybe[str] = None  # PVC name when the volume is a claim
     file_system_ref: Maybe[str] = None  # direct EFS/FSx reference (fs-..., logical id)
     line: int | None = None
+    is_efs: Maybe[bool] = None  # known from the volume itself, or filled by the linking pass
 
 
 #: Volume.volume_kind values.
