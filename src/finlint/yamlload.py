@@ -11,6 +11,7 @@ alias bombs before anyone walks a document.
 
 from __future__ import annotations
 
+import re
 from typing import Any, Iterator
 
 import yaml
@@ -42,23 +43,34 @@ class LineList(list):  # type: ignore[type-arg]
         return lines[index] if index < len(lines) else self.line
 
 
-def _end_line(node: yaml.Node) -> int:
-    # libyaml's end mark of a block collection sits on the line after its last item, column 0.
-    end = node.end_mark
-    if end.column == 0 and end.line > node.start_mark.line:
-        return int(end.line)
-    return int(end.line) + 1
+def _end_line(loader: LineLoader, node: yaml.Node) -> int:
+    """1-based last line of a node's content.
+
+    libyaml ends a block collection (and a ``|``/``>`` scalar) at the *next* token: the next
+    sibling's key, often past blank and comment lines. So when only indentation precedes the
+    end mark, the node ended on an earlier line; then trailing blank/comment lines are dropped.
+    """
+    start, end = node.start_mark.line, node.end_mark.line
+    lines: list[str] = getattr(loader, "source_lines", None) or []
+    last = end
+    if end > start and (end >= len(lines) or not lines[end][: node.end_mark.column].strip()):
+        last = end - 1
+    while last > start and last < len(lines) and lines[last].strip()[:1] in ("", "#"):
+        last -= 1
+    return last + 1
 
 
 class LineLoader(yaml.CSafeLoader):
     """CSafeLoader building LineDict/LineList with 1-based line numbers."""
+
+    source_lines: list[str]
 
 
 def _construct_mapping(loader: LineLoader, node: yaml.MappingNode) -> LineDict:
     loader.flatten_mapping(node)
     result = LineDict()
     result.line = node.start_mark.line + 1
-    result.end_line = _end_line(node)
+    result.end_line = _end_line(loader, node)
     result.key_lines = {}
     for key_node, value_node in node.value:
         key = loader.construct_object(key_node, deep=True)
@@ -76,7 +88,7 @@ def _construct_mapping(loader: LineLoader, node: yaml.MappingNode) -> LineDict:
 def _construct_sequence(loader: LineLoader, node: yaml.SequenceNode) -> LineList:
     result = LineList(loader.construct_object(child, deep=True) for child in node.value)
     result.line = node.start_mark.line + 1
-    result.end_line = _end_line(node)
+    result.end_line = _end_line(loader, node)
     result.item_lines = [child.start_mark.line + 1 for child in node.value]
     return result
 
@@ -101,7 +113,7 @@ def _construct_intrinsic(loader: LineLoader, tag_suffix: str, node: yaml.Node) -
         value = _construct_mapping(loader, node)  # type: ignore[arg-type]
     result = LineDict({name: value})
     result.line = node.start_mark.line + 1
-    result.end_line = _end_line(node)
+    result.end_line = _end_line(loader, node)
     result.key_lines = {name: result.line}
     return result
 
@@ -134,13 +146,19 @@ def load_all(text: str, is_json: bool = False) -> list[Any]:
     """
     if is_json:
         text = text.replace("\t", " ")
+    loader = LineLoader(text)
+    loader.source_lines = re.split("\r\n|\r|\n", text)
     try:
-        docs = list(yaml.load_all(text, Loader=LineLoader))  # noqa: S506 - a SafeLoader subclass
+        docs = []
+        while loader.check_data():
+            docs.append(loader.get_data())
     except yaml.YAMLError as exc:
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise YamlLoadError(f"invalid {'JSON' if is_json else 'YAML'}: {problem}", _error_line(exc)) from exc
     except RecursionError as exc:
         raise YamlLoadError("document is nested too deeply to load", 1) from exc
+    finally:
+        loader.dispose()
     for doc in docs:
         size = expanded_size(doc)
         if size > MAX_EXPANDED_NODES:
