@@ -1,1 +1,68 @@
-"""Cost calculator: a dollar figure with its basis on every finding that can be priced."""
+"""Cost calculator: a dollar figure with its basis on every finding that can be priced.
+
+The engine calls :func:`price_findings` after the rules ran; each policy names its cost model
+(``cost_model``), and the model sets ``finding.cost``. Nothing here touches the network.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable
+
+from finlint.cost.common import CostContext, CostSettings
+from finlint.cost.pricing import PricingError
+from finlint.cost.usage import UsageFileError
+from finlint.finding import Cost, Finding
+from finlint.ir import Record
+
+ModelFn = Callable[[Finding, CostContext], Cost]
+
+
+def _models() -> dict[str, ModelFn]:
+    from finlint.cost import efs, oversized, runaway, spot
+
+    return {
+        "runaway-runtime": runaway.price,
+        "spot-restart": spot.price,
+        "spot-restart-local-path": spot.price_local_path,
+        "oversized-p5": oversized.price,
+        "efs-checkpoints": efs.price,
+    }
+
+
+def model_names() -> list[str]:
+    return sorted(_models())
+
+
+def price_findings(findings: Iterable[Finding], records: Iterable[Record], settings: Any = None) -> None:
+    """Set ``finding.cost`` for every finding whose policy names a cost model.
+
+    ``settings``: a :class:`CostSettings`, a mapping or any object with ``region``,
+    ``pricing_file`` and ``usage_file`` attributes. Raises :class:`UsageFileError` /
+    :class:`PricingError` for a bad usage or pricing file (the CLI exits 2).
+    """
+    ctx = CostContext.build(settings, list(records))
+    models = _models()
+    for f in findings:
+        if not f.cost_model:
+            continue
+        model = models.get(f.cost_model)
+        if model is None:
+            f.cost = Cost(None, None, "risk", "", {}, reason=f"unknown cost model {f.cost_model!r}")
+            continue
+        f.cost = model(f, ctx)
+
+
+def total_monthly_usd(findings: Iterable[Finding]) -> float:
+    """The sum of active (not suppressed, not baselined) findings' monthly dollars."""
+    return sum(f.cost.monthly_usd for f in findings if f.active and f.cost and f.cost.monthly_usd is not None)
+
+
+__all__ = [
+    "CostContext",
+    "CostSettings",
+    "PricingError",
+    "UsageFileError",
+    "model_names",
+    "price_findings",
+    "total_monthly_usd",
+]

@@ -35,6 +35,7 @@ class PriceQuote:
     source: str
     date: str
     confidence: str
+    short: str = ""  # the block's short citation, for the basis
 
     @property
     def fallback(self) -> bool:
@@ -50,7 +51,7 @@ class PriceQuote:
         if self.fallback:
             asked = self.requested_region
             where = f"{self.region} price used for {asked}: no {asked} price in the snapshot"
-        return f"{where}; {self.source}, {self.date}, {self.confidence} confidence"
+        return f"{where}; {self.short or self.source}, {self.date}, {self.confidence} confidence"
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -93,6 +94,7 @@ class _Entry:
     source: str
     date: str
     confidence: str
+    short: str
 
 
 def _parse(data: Any, origin: str) -> dict[str, dict[str, dict[str, _Entry]]]:
@@ -122,26 +124,28 @@ def _parse(data: Any, origin: str) -> dict[str, dict[str, dict[str, _Entry]]]:
                             f"{where}: missing {field!r} (every block names its source and date)"
                         )
                 conf = str(block.get("confidence", "medium"))
+                short = str(block.get("cite") or block["source"])
                 for key, val in block["prices"].items():
-                    entry = _entry(val, block["source"], block["date"], conf, f"{where}.prices.{key}")
+                    entry = _entry(val, block["source"], block["date"], conf, f"{where}.prices.{key}", short)
                     if entry is not None:
                         out.setdefault(region, {}).setdefault(table, {})[key] = entry
     return out
 
 
-def _entry(val: Any, source: str, date: str, conf: str, where: str) -> _Entry | None:
+def _entry(val: Any, source: str, date: str, conf: str, where: str, short: str) -> _Entry | None:
     if val is None:  # explicit "not found"
         return None
     if isinstance(val, Mapping):
         if "usd" not in val:
             raise PricingError(f"{where}: a price object needs 'usd'")
-        source = str(val.get("source", source))
+        if "source" in val:
+            source = short = str(val["source"])
         date = str(val.get("date", date))
         conf = str(val.get("confidence", conf))
         val = val["usd"]
     if isinstance(val, bool) or not isinstance(val, (int, float)) or val < 0:
         raise PricingError(f"{where}: price must be a non-negative number, got {val!r}")
-    return _Entry(float(val), source, date, conf)
+    return _Entry(float(val), source, date, conf, short)
 
 
 @lru_cache(maxsize=1)
@@ -191,7 +195,7 @@ class Pricing:
             if entry is not None:
                 return PriceQuote(
                     table, key, entry.usd, _unit(table, key), region, self.region,
-                    entry.source, entry.date, entry.confidence,
+                    entry.source, entry.date, entry.confidence, entry.short,
                 )  # fmt: skip
         return None
 

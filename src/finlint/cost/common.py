@@ -1,0 +1,153 @@
+"""What every cost model shares: the context (prices, usage), value guards and basis wording."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+from finlint.cost.pricing import PriceQuote, Pricing, load_pricing, usd
+from finlint.cost.usage import Usage, load_usage
+from finlint.finding import Cost
+from finlint.ir import Record, TrainingJob, is_unknown
+
+HOURS_PER_MONTH = 730.0
+
+
+@dataclass
+class CostSettings:
+    """What the CLI passes: ``--region``, ``--pricing FILE``, ``--usage-file FILE``."""
+
+    region: str | None = None
+    pricing_file: Path | None = None
+    usage_file: Path | None = None
+    usage: Usage | None = None  # already parsed (tests, breakdown)
+
+
+def coerce_settings(obj: Any) -> CostSettings:
+    """Accept CostSettings, a mapping, the CLI's config object (duck-typed), or None."""
+    if isinstance(obj, CostSettings):
+        return obj
+    if obj is None:
+        return CostSettings()
+
+    def pick(*names: str) -> Any:
+        for n in names:
+            v = obj.get(n) if isinstance(obj, Mapping) else getattr(obj, n, None)
+            if v is not None:
+                return v
+        return None
+
+    def path(v: Any) -> Path | None:
+        return None if v is None or isinstance(v, Usage) else Path(v)
+
+    usage = pick("usage")
+    return CostSettings(
+        region=pick("region"),
+        pricing_file=path(pick("pricing_file", "pricing")),
+        usage_file=path(pick("usage_file")),
+        usage=usage if isinstance(usage, Usage) else None,
+    )
+
+
+@dataclass
+class CostContext:
+    """Prices and usage for one run; ``pricing_for`` caches one :class:`Pricing` per region."""
+
+    usage: Usage
+    region: str | None = None  # --region: wins over the usage file
+    pricing_file: Path | None = None
+    records: list[Record] = field(default_factory=list)
+    _cache: dict[str, Pricing] = field(default_factory=dict)
+
+    @classmethod
+    def build(cls, settings: Any = None, records: list[Record] | None = None) -> CostContext:
+        s = coerce_settings(settings)
+        usage = s.usage if s.usage is not None else load_usage(s.usage_file)
+        return cls(usage=usage, region=s.region, pricing_file=s.pricing_file, records=list(records or []))
+
+    def params(self, record: Record | None) -> dict[str, Any]:
+        if record is None:
+            return dict(self.usage.defaults)
+        return self.usage.for_resource(record.address, record.name)
+
+    def pricing_for(self, params: Mapping[str, Any]) -> Pricing:
+        region = self.region or str(params.get("region") or "us-east-1")
+        if region not in self._cache:
+            self._cache[region] = load_pricing(region, self.pricing_file)
+        return self._cache[region]
+
+
+def known(value: Any) -> bool:
+    return value is not None and not is_unknown(value)
+
+
+def unpriced(kind: str, reason: str, basis: str = "", **assumptions: Any) -> Cost:
+    """A finding that cannot be priced: ``cost: null`` with the reason, never a guess."""
+    return Cost(None, None, kind, basis or f"Not priced: {reason}.", dict(assumptions), reason=reason)
+
+
+def num(x: float) -> str:
+    """A parameter as printed in a basis: ``24``, ``0.25``, ``1,200``."""
+    if float(x).is_integer():
+        return f"{int(x):,}"
+    return f"{x:,.6g}" if abs(x) >= 1e-3 else f"{x:.4g}"
+
+
+def price_note(*quotes: PriceQuote | None) -> str:
+    """'Prices: <key> <region; source, date, confidence>; ...' for the end of a basis."""
+    parts = []
+    seen: set[str] = set()
+    for q in quotes:
+        if q is None or q.key in seen:
+            continue
+        seen.add(q.key)
+        parts.append(f"{q.key} {q.rate()} ({q.cite()})")
+    return "Prices: " + "; ".join(parts) + "." if parts else ""
+
+
+def quote_json(*quotes: PriceQuote | None) -> dict[str, Any]:
+    return {q.key: q.to_json() for q in quotes if q is not None}
+
+
+def instance_count(record: TrainingJob) -> int | None:
+    """Instances per run: 1 when absent (the SDK and API default), None when unresolved."""
+    count = record.instance_count
+    if count is None:
+        return 1
+    return int(count) if isinstance(count, int) else None
+
+
+def cap_seconds(record: TrainingJob) -> tuple[int | None, str]:
+    """The runtime cap in force and how it applies (explicit / default)."""
+    if known(record.max_runtime_s):
+        return int(record.max_runtime_s), "explicit MaxRuntimeInSeconds"  # type: ignore[arg-type]
+    if record.max_runtime_s is None and record.max_runtime_default_s:
+        return int(record.max_runtime_default_s), "the default cap, applied when MaxRuntime is absent"
+    return None, ""
+
+
+def runs_per_month(record: TrainingJob, params: Mapping[str, Any]) -> tuple[float, str]:
+    """Runs a month: usage runs_per_month x the record's runs multiplier (tuner jobs)."""
+    runs = float(params.get("runs_per_month", 1))
+    mult = record.runs_multiplier if isinstance(record.runs_multiplier, int) else 1
+    if mult > 1:
+        return runs * mult, f"{num(runs)} run(s) per month x {mult} jobs per run (tuner)"
+    return runs, f"{num(runs)} run(s) per month"
+
+
+__all__ = [
+    "CostContext",
+    "CostSettings",
+    "HOURS_PER_MONTH",
+    "cap_seconds",
+    "coerce_settings",
+    "instance_count",
+    "known",
+    "num",
+    "price_note",
+    "quote_json",
+    "runs_per_month",
+    "unpriced",
+    "usd",
+]

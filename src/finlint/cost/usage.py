@@ -1,0 +1,212 @@
+"""The usage file (``finlint-usage.yml``): what a static scan cannot know, with sourced defaults.
+
+Global ``defaults`` plus per-resource overrides under ``resources``, keyed by a record's address
+or name (``fnmatch`` globs; every matching entry applies, in file order, later wins). An unknown
+key is an error with its line, so a typo never silently falls back to a default.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+DEFAULT_FILE = "finlint-usage.yml"
+
+#: Spot Instance Advisor interruption bands -> share of Spot capacity reclaimed over a month.
+#: Finite bands use the top of the label's range; ">20%" uses its lower bound (the only finite one).
+SPOT_BANDS: dict[str, float] = {"<5%": 0.05, "5-10%": 0.10, "10-15%": 0.15, "15-20%": 0.20, ">20%": 0.20}
+
+
+class UsageFileError(Exception):
+    """A malformed usage file; the CLI reports ``file:line: message`` and exits 2."""
+
+    def __init__(self, file: str, line: int, message: str) -> None:
+        super().__init__(f"{file}:{line}: {message}")
+        self.file = file
+        self.line = line
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Param:
+    default: Any
+    check: Callable[[Any], bool]
+    expects: str
+    source: str
+
+
+def _num(lo: float, hi: float = math.inf, lo_open: bool = False) -> Callable[[Any], bool]:
+    def ok(v: Any) -> bool:
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            return False
+        return (v > lo if lo_open else v >= lo) and v <= hi
+
+    return ok
+
+
+def _opt(check: Callable[[Any], bool]) -> Callable[[Any], bool]:
+    return lambda v: v is None or check(v)
+
+
+def _str(v: Any) -> bool:
+    return isinstance(v, str) and bool(v)
+
+
+#: Every usage parameter, its default and where the default comes from (docs/cost-model.md).
+PARAMS: dict[str, Param] = {
+    "region": Param("us-east-1", _str, "a region name", "the snapshot's fallback region"),
+    "runs_per_month": Param(
+        1, _num(0), "a number >= 0", "1: the monthly figure is one run until you say how many"
+    ),
+    "hours_per_month": Param(730, _num(0, 744), "hours (0-744)", "730 h, AWS's and Infracost's month"),
+    "expected_runtime_hours": Param(
+        None, _opt(_num(0, lo_open=True)), "hours > 0", "none: a job is assumed to run to its cap"
+    ),
+    "stuck_runs_per_month": Param(1, _num(0), "a number >= 0", "1 stuck run a month (FIN101 exposure)"),
+    "spot_interruption_band": Param(
+        ">20%",
+        lambda v: v in SPOT_BANDS,
+        f"one of {', '.join(SPOT_BANDS)}",
+        "Spot Instance Advisor band; large GPU types commonly sit in '>20%'",
+    ),
+    "spot_interruption_rate": Param(
+        None,
+        _opt(_num(0, lo_open=True)),
+        "interruptions per instance-hour > 0",
+        "none: derived from the band as -ln(1 - share)/730 (a lower bound)",
+    ),
+    "spot_discount": Param(0.60, _num(0, 1), "a fraction 0-1", "field guide: ~60 % spot savings"),
+    "checkpoint_interval_minutes": Param(
+        15, _num(0, lo_open=True), "minutes > 0", "field guide: checkpoints every 15 minutes"
+    ),
+    "checkpoint_storage_gb": Param(
+        1200, _num(0), "GB >= 0", "field guide: a 1.2 TB hot checkpoint tier (when no PVC size is known)"
+    ),
+    "checkpoint_write_gb_per_month": Param(
+        None, _opt(_num(0)), "GB >= 0", "none: EFS elastic-throughput write charges are left out"
+    ),
+    "fsx_scratch_gb": Param(1200, _num(0), "GB >= 0", "1,200 GB: the smallest SCRATCH_2 file system"),
+    "alternative_instance_type": Param(
+        None, _opt(_str), "an instance type", "the policy's 'alternative' param"
+    ),
+    "relative_runtime": Param(
+        None, _opt(_num(0, lo_open=True)), "a factor > 0", "the policy's 'relative_runtime' param (else 1.0)"
+    ),
+}
+
+
+@dataclass
+class Usage:
+    """Resolved usage: global defaults, file defaults and per-resource overrides."""
+
+    defaults: dict[str, Any] = field(default_factory=lambda: {k: p.default for k, p in PARAMS.items()})
+    overrides: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    file: str | None = None
+    explicit: set[str] = field(default_factory=set)  # keys the file sets in `defaults`
+
+    def for_resource(self, *names: Any) -> dict[str, Any]:
+        """The parameters in force for a resource known by any of ``names`` (address, name)."""
+        out = dict(self.defaults)
+        keys = [str(n) for n in names if isinstance(n, str) and n]
+        for pattern, values in self.overrides:
+            if any(fnmatch.fnmatchcase(k, pattern) for k in keys):
+                out.update(values)
+        return out
+
+    def source_of(self, key: str, *names: Any) -> str:
+        """'usage file' when the value came from the file, else 'default'."""
+        keys = [str(n) for n in names if isinstance(n, str) and n]
+        for pattern, values in self.overrides:
+            if key in values and any(fnmatch.fnmatchcase(k, pattern) for k in keys):
+                return "usage file"
+        return "usage file" if key in self.explicit else "default"
+
+
+def _check_params(doc: Any, file: str, where: str, line: int) -> dict[str, Any]:
+    if doc is None:
+        return {}
+    if not isinstance(doc, Mapping):
+        raise UsageFileError(file, getattr(doc, "line", line) or line, f"{where} must be a mapping")
+    out: dict[str, Any] = {}
+    for key, value in doc.items():
+        kline = doc.line_of(key) if hasattr(doc, "line_of") else line
+        if key not in PARAMS:
+            known = ", ".join(sorted(PARAMS))
+            raise UsageFileError(file, kline, f"unknown key {key!r} in {where} (known: {known})")
+        p = PARAMS[key]
+        if not p.check(value):
+            raise UsageFileError(file, kline, f"{where}.{key}: expected {p.expects}, got {value!r}")
+        out[key] = value
+    return out
+
+
+def parse_usage(text: str, file: str = DEFAULT_FILE) -> Usage:
+    """Parse usage-file text; raises :class:`UsageFileError` with the offending line."""
+    from finlint.yamlload import YamlLoadError, load_all
+
+    try:
+        docs = load_all(text)
+    except YamlLoadError as exc:
+        raise UsageFileError(file, exc.line, exc.message) from exc
+    usage = Usage(file=file)
+    if not docs or docs[0] is None:
+        return usage
+    if len(docs) > 1:
+        raise UsageFileError(file, getattr(docs[1], "line", 1) or 1, "expected one YAML document")
+    root = docs[0]
+    if not isinstance(root, Mapping):
+        raise UsageFileError(file, getattr(root, "line", 1) or 1, "expected a mapping at the top level")
+    for key in root:
+        kline = root.line_of(key) if hasattr(root, "line_of") else 1
+        if key == "version":
+            if root[key] != 1:
+                raise UsageFileError(file, kline, f"unsupported version {root[key]!r} (expected 1)")
+        elif key == "defaults":
+            values = _check_params(root[key], file, "defaults", kline)
+            usage.defaults.update(values)
+            usage.explicit.update(values)
+        elif key == "resources":
+            res = root[key]
+            if res is None:
+                continue
+            if not isinstance(res, Mapping):
+                raise UsageFileError(file, kline, "resources must map an address or glob to parameters")
+            for pattern, values in res.items():
+                pline = res.line_of(pattern) if hasattr(res, "line_of") else kline
+                where = f"resources[{pattern!r}]"
+                usage.overrides.append((str(pattern), _check_params(values, file, where, pline)))
+        else:
+            raise UsageFileError(file, kline, f"unknown key {key!r} (expected version, defaults, resources)")
+    return usage
+
+
+def load_usage(path: Path | None, cwd: Path | None = None) -> Usage:
+    """The usage file at ``path``; else ``finlint-usage.yml`` in ``cwd`` if present; else defaults."""
+    if path is None:
+        candidate = (cwd or Path.cwd()) / DEFAULT_FILE
+        if not candidate.is_file():
+            return Usage()
+        path = candidate
+    try:
+        text = path.read_text("utf-8")
+    except OSError as exc:
+        raise UsageFileError(str(path), 1, f"cannot read: {exc.strerror or exc}") from exc
+    return parse_usage(text, str(path))
+
+
+def hourly_interruption_rate(params: Mapping[str, Any]) -> tuple[float, str]:
+    """Per-instance interruptions per hour, and how it was obtained (for the basis)."""
+    rate = params.get("spot_interruption_rate")
+    if rate is not None:
+        return float(rate), f"{rate:g} interruptions per instance-hour (usage)"
+    band = str(params.get("spot_interruption_band", ">20%"))
+    share = SPOT_BANDS[band]
+    hours = 730.0  # the month the advisor's share is measured over
+    lam = -math.log(1.0 - share) / hours
+    return lam, (
+        f"{lam:.6g} per instance-hour = -ln(1 - {share:g})/{hours:g} h, from the Spot Advisor band "
+        f"'{band}' read as a {share:.0%} monthly interruption share (a lower bound)"
+    )

@@ -1,0 +1,60 @@
+"""FIN101 runaway runtime, recomputed by hand: hourly price x instances x (cap - expected) hours."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from finlint.cost import price_findings
+from finlint.cost.usage import parse_usage
+from finlint.finding import Finding
+from finlint.ir import UNKNOWN, Location, TrainingJob
+
+LOC = Location("train.yaml", 1, 9)
+
+
+def job(**kw: Any) -> TrainingJob:
+    base: dict[str, Any] = dict(address="TrainJob", location=LOC, source_format="sagemaker-api")
+    base.update(kw)
+    return TrainingJob(**base)
+
+
+def cost(rec: TrainingJob, usage: str = "") -> Any:
+    f = Finding("FIN101", "runaway-runtime", "high", "train.yaml", 1, 1, rec.address, "m", record=rec)
+    f.cost_model = "runaway-runtime"
+    price_findings([f], [rec], {"usage": parse_usage(usage, "u.yml")})
+    assert f.cost is not None
+    return f.cost
+
+
+def test_default_cap_sagemaker() -> None:
+    c = cost(job(instance_type="ml.p4d.24xlarge", instance_count=2, max_runtime_default_s=86400))
+    assert c.per_run_usd == 25.2513 * 2 * 24  # 1,212.0624
+    assert c.monthly_usd == 25.2513 * 2 * 24 * 1
+    assert c.kind == "risk"
+    assert "$25.2513/h" in c.basis and "2 instance(s)" in c.basis and "24 h" in c.basis
+    assert "$1,212.06" in c.basis
+    assert c.assumptions["cap_hours"] == 24
+
+
+def test_expected_runtime_and_stuck_runs_from_usage() -> None:
+    usage = "defaults:\n  expected_runtime_hours: 6\n  stuck_runs_per_month: 3\n"
+    c = cost(job(instance_type="ml.p4d.24xlarge", instance_count=2, max_runtime_default_s=86400), usage)
+    assert c.per_run_usd == 25.2513 * 2 * (24 - 6)  # 909.0468
+    assert c.monthly_usd == 25.2513 * 2 * 18 * 3
+    assert "(24 h cap - 6 h expected runtime)" in c.basis
+
+
+def test_explicit_long_cap_ec2_price() -> None:
+    c = cost(job(instance_type="p5.48xlarge", max_runtime_s=10 * 86400, max_runtime_default_s=86400))
+    assert c.per_run_usd == 55.04 * 1 * 240  # 13,209.60
+    assert "explicit" in c.basis
+
+
+def test_unpriceable() -> None:
+    missing = cost(job(instance_type="ml.p5en.48xlarge", max_runtime_default_s=86400))
+    assert missing.monthly_usd is None and missing.per_run_usd is None
+    assert missing.reason and "ml.p5en.48xlarge" in missing.reason
+    unknown = cost(job(instance_type=UNKNOWN, max_runtime_default_s=86400))
+    assert unknown.monthly_usd is None and unknown.reason
+    invalid = cost(job(instance_type="ml.p4d.24xlarge", max_runtime_default_s=None))
+    assert invalid.monthly_usd is None and invalid.reason and "cap" in invalid.reason
