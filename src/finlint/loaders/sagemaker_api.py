@@ -299,9 +299,9 @@ def _read_mounts(reader: _Reader, request: Any, line: int, out: _Fields) -> None
         fs_id, _ = reader.scalar(fsds, "FileSystemId", fline, str)
         channel_name, _ = reader.scalar(channel, "ChannelName", cline, str)
         mount_path: ir.Maybe[str] = (
-            f"/opt/ml/input/data/{channel_name}" if isinstance(channel_name, str) else ir.Unknown(
-                "channel name is not known"
-            )
+            f"/opt/ml/input/data/{channel_name}"
+            if isinstance(channel_name, str)
+            else ir.Unknown("channel name is not known")
         )
         is_efs: ir.Maybe[bool] = fs_type.upper() == "EFS" if isinstance(fs_type, str) else fs_type
         mounts.append(
@@ -464,8 +464,14 @@ def _asl_states(
             for key in ("ItemProcessor", "Iterator"):
                 if isinstance(state.get(key), Mapping):
                     _asl_states(
-                        state[key], reader, prefix, reader.key_line(state, key, state_line), state_jsonata,
-                        f"{here}/{key}/", out, depth + 1,
+                        state[key],
+                        reader,
+                        prefix,
+                        reader.key_line(state, key, state_line),
+                        state_jsonata,
+                        f"{here}/{key}/",
+                        out,
+                        depth + 1,
                     )
         elif kind == "Task":
             job = _asl_task(reader, states, str(name), state, states_line, state_jsonata, prefix, here)
@@ -539,9 +545,286 @@ def training_jobs_from_asl(
     return out
 
 
-def claims(doc: Any) -> bool:  # replaced below once document detection lands
-    return False
+# --------------------------------------------------------------------------------------------
+# SageMaker pipeline definitions
+# --------------------------------------------------------------------------------------------
+
+
+def _pipeline_resolver(
+    parameters: Any, reader_line: Callable[[Any, Any], int]
+) -> Callable[[Mapping[str, Any]], tuple[Any, str]]:
+    """``{"Get": "Parameters.X"}`` -> X's DefaultValue; every other function is Unknown."""
+    table: dict[str, tuple[Any, int]] = {}
+    if isinstance(parameters, list):
+        for index, param in enumerate(parameters):
+            if isinstance(param, Mapping) and isinstance(param.get("Name"), str):
+                table[param["Name"]] = (param, reader_line(parameters, index))
+
+    def resolve(expr: Mapping[str, Any]) -> tuple[Any, str]:
+        fn, arg = next(iter(expr.items()))
+        if fn == "Get" and isinstance(arg, str) and arg.startswith("Parameters."):
+            pname = arg[len("Parameters.") :]
+            entry = table.get(pname)
+            if entry is None:
+                return ir.Unknown(f"pipeline parameter {pname} is not declared"), ""
+            param, pline = entry
+            if param.get("DefaultValue") is None:
+                return ir.Unknown(f"pipeline parameter {pname} has no default"), ""
+            return param["DefaultValue"], f"Parameters.{pname} default (line {pline})"
+        if fn == "Get":
+            return ir.Unknown(f"{arg} is known only when the pipeline runs"), ""
+        return ir.Unknown(f"{fn} is evaluated when the pipeline runs"), ""
+
+    return resolve
+
+
+def _pipeline_steps(
+    steps: Any,
+    reader: _Reader,
+    prefix: str,
+    parent_line: int,
+    result: ir.LoadResult,
+    depth: int = 0,
+) -> None:
+    if depth > 50 or not isinstance(steps, list):
+        return
+    for index, step in enumerate(steps):
+        sline = reader.key_line(steps, index, parent_line)
+        if not isinstance(step, Mapping):
+            result.errors.append(ir.LoadError(reader.ctx.file, sline, "pipeline step is not an object"))
+            continue
+        kind, name = step.get("Type"), step.get("Name")
+        args = step.get("Arguments")
+        args_line = reader.key_line(step, "Arguments", sline)
+        label = name if isinstance(name, str) else f"Steps[{index}]"
+        location = ir.Location(reader.ctx.file, sline, reader.end_line(step, sline))
+        if kind == "Condition" and isinstance(args, Mapping):
+            for branch in ("IfSteps", "ElseSteps"):
+                branch_line = reader.key_line(args, branch, args_line)
+                _pipeline_steps(args.get(branch), reader, prefix, branch_line, result, depth + 1)
+        elif kind == "Training":
+            reader.resolved = {}
+            result.records.append(
+                _build_job(
+                    reader,
+                    args if isinstance(args, Mapping) else None,
+                    launcher="pipeline-step",
+                    address=f"{prefix}{label}",
+                    source_format="sagemaker-pipeline",
+                    location=location,
+                )
+            )
+        elif kind == "Tuning" and isinstance(args, Mapping):
+            result.records.extend(_tuning_jobs(reader, args, args_line, f"{prefix}{label}", location))
+
+
+def _tuning_jobs(
+    reader: _Reader, args: Mapping[str, Any], line: int, address: str, location: ir.Location
+) -> list[ir.TrainingJob]:
+    """One job per training job definition of a tuning request, multiplied by its job budget."""
+    reader.resolved = {}
+    multiplier = _tuning_multiplier(reader, args, line)
+    jobs: list[ir.TrainingJob] = []
+    definition, dline = reader.block(args, "TrainingJobDefinition", line)
+    if definition is not None:
+        jobs.append(
+            _build_job(
+                reader,
+                definition,
+                launcher="pipeline-step",
+                address=address,
+                source_format="sagemaker-pipeline",
+                location=location,
+                runs_multiplier=multiplier,
+            )
+        )
+    definitions, dsline = reader.items(args, "TrainingJobDefinitions", line)
+    if isinstance(definitions, list):
+        for index, item in enumerate(definitions):
+            dname, _ = reader.scalar(item, "DefinitionName", dsline, str)
+            suffix = dname if isinstance(dname, str) else str(index)
+            jobs.append(
+                _build_job(
+                    reader,
+                    item if isinstance(item, Mapping) else None,
+                    launcher="pipeline-step",
+                    address=f"{address}/{suffix}",
+                    source_format="sagemaker-pipeline",
+                    location=location,
+                    runs_multiplier=multiplier,
+                )
+            )
+    return jobs
+
+
+# --------------------------------------------------------------------------------------------
+# HyperPod create-cluster
+# --------------------------------------------------------------------------------------------
+
+
+def _hyperpod_pools(doc: Mapping[str, Any], ctx: DocContext, result: ir.LoadResult) -> None:
+    reader = _Reader(ctx)
+    line = reader.root_line(doc)
+    cluster, _ = reader.scalar(doc, "ClusterName", line, str)
+    base = cluster if isinstance(cluster, str) else _stem(ctx)
+    groups, groups_line = reader.items(doc, "InstanceGroups", line)
+    if not isinstance(groups, list):
+        return
+    for index, group in enumerate(groups):
+        gline = reader.key_line(groups, index, groups_line)
+        if not isinstance(group, Mapping):
+            result.errors.append(ir.LoadError(ctx.file, gline, "HyperPod instance group is not an object"))
+            continue
+        gline = reader.node_line(group, gline)
+        out = _Fields()
+        gname, gname_line = reader.scalar(group, "InstanceGroupName", gline, str)
+        out.put("name", gname, gname_line)
+        itype, tline = reader.scalar(group, "InstanceType", gline, str)
+        if tline is not None:
+            out.put("instance_types", (itype,), tline)
+        count, cline = reader.scalar(group, "InstanceCount", gline, int)
+        for size in ("min_size", "desired_size", "max_size"):
+            out.put(size, count, cline)
+        plan, pline = reader.raw(group, "TrainingPlanArn", gline)
+        if pline is not None:
+            out.put("capacity_reservation", True, pline)
+            out.put("capacity_types", ("capacity-block",), pline)
+        label = gname if isinstance(gname, str) else f"InstanceGroups[{index}]"
+        extra = {"training_plan": plan} if isinstance(plan, str) else {}
+        result.records.append(
+            ir.ComputePool(
+                address=f"{ctx.address_prefix}{base}/{label}",
+                location=ir.Location(ctx.file, gline, reader.end_line(group, gline)),
+                source_format=FORMAT,
+                attr_lines=dict(out.lines),
+                pool_kind="hyperpod-instance-group",
+                extra=extra,
+                **out.values,
+            )
+        )
+
+
+# --------------------------------------------------------------------------------------------
+# Document detection and loading
+# --------------------------------------------------------------------------------------------
+
+_FOREIGN_KEYS = ("Resources", "AWSTemplateFormatVersion", "apiVersion", "format_version", "terraform_version")
+#: Step types of the pipeline definition schema ("Version" is optional there).
+_PIPELINE_STEP_TYPES = frozenset(
+    (
+        "Training",
+        "Tuning",
+        "Processing",
+        "Condition",
+        "Transform",
+        "RegisterModel",
+        "Model",
+        "Lambda",
+        "Callback",
+        "QualityCheck",
+        "ClarifyCheck",
+        "EMR",
+        "Fail",
+        "AutoML",
+        "CreateModel",
+    )
+)
+_REQUEST_MARKERS = ("TrainingJobName", "RoleArn", "StoppingCondition", "OutputDataConfig")
+
+
+def _kind(doc: Any) -> str | None:
+    """Which of the four shapes ``doc`` is, or None."""
+    if not isinstance(doc, Mapping) or any(k in doc for k in _FOREIGN_KEYS):
+        return None
+    if isinstance(doc.get("StartAt"), str) and isinstance(doc.get("States"), Mapping):
+        return "asl"
+    steps = doc.get("Steps")
+    if (
+        isinstance(steps, list)
+        and steps
+        and all(isinstance(s, Mapping) and "Type" in s and "Name" in s for s in steps)
+        and ("Version" in doc or any(s["Type"] in _PIPELINE_STEP_TYPES for s in steps))
+    ):
+        return "pipeline"
+    if (
+        ("AlgorithmSpecification" in doc or "ResourceConfig" in doc)
+        and any(k in doc for k in _REQUEST_MARKERS)
+        and isinstance(doc.get("ResourceConfig", {}), Mapping)
+    ):
+        return "training-request"
+    if "HyperParameterTuningJobConfig" in doc and (
+        "TrainingJobDefinition" in doc or "TrainingJobDefinitions" in doc
+    ):
+        return "tuning-request"
+    groups = doc.get("InstanceGroups")
+    if (
+        "ClusterName" in doc
+        and isinstance(groups, list)
+        and groups
+        and all(isinstance(g, Mapping) and "InstanceType" in g and "InstanceCount" in g for g in groups)
+    ):
+        return "hyperpod-cluster"
+    return None
+
+
+def claims(doc: Any) -> bool:
+    return _kind(doc) is not None
+
+
+def _stem(ctx: DocContext) -> str:
+    name = ctx.file.replace("\\", "/").rsplit("/", 1)[-1]
+    for suffix in (".asl.json", ".asl.yaml", ".asl.yml", ".json", ".yaml", ".yml", ".template"):
+        if name.endswith(suffix):
+            name = name[: -len(suffix)]
+            break
+    return f"{name}#{ctx.doc_index}" if ctx.doc_index else name
+
+
+def _validate_blocks(doc: Mapping[str, Any], ctx: DocContext, result: ir.LoadResult) -> None:
+    """Blocks of a request that must be objects: a wrong shape means the API rejects the file."""
+    reader = _Reader(ctx)
+    line = reader.root_line(doc)
+    for key in ("ResourceConfig", "StoppingCondition", "CheckpointConfig"):
+        value = doc.get(key)
+        if value is not None and not isinstance(value, Mapping):
+            result.errors.append(
+                ir.LoadError(ctx.file, reader.key_line(doc, key, line), f"{key} must be an object")
+            )
 
 
 def load(doc: Any, ctx: DocContext) -> ir.LoadResult:
-    return ir.LoadResult()
+    result = ir.LoadResult()
+    kind = _kind(doc)
+    if kind == "training-request":
+        _validate_blocks(doc, ctx, result)
+        name = doc.get("TrainingJobName")
+        plain = isinstance(name, str) and not _TEMPLATED.search(name)
+        address = f"{ctx.address_prefix}{name if plain else _stem(ctx)}"
+        result.records.append(
+            training_job_from_request(doc, ctx, launcher="api-request", address=address, source_format=FORMAT)
+        )
+    elif kind == "tuning-request":
+        reader = _Reader(ctx)
+        line = reader.root_line(doc)
+        name = doc.get("HyperParameterTuningJobName")
+        plain = isinstance(name, str) and not _TEMPLATED.search(name)
+        location = ir.Location(ctx.file, line, reader.end_line(doc, line))
+        address = f"{ctx.address_prefix}{name if plain else _stem(ctx)}"
+        for job in _tuning_jobs(reader, doc, line, address, location):
+            result.records.append(job.with_changes(launcher="api-request", source_format=FORMAT))
+    elif kind == "asl":
+        result.records.extend(training_jobs_from_asl(doc, ctx, ctx.address_prefix))
+    elif kind == "pipeline":
+        base = _Reader(ctx)
+        line = base.root_line(doc)
+        reader = _Reader(
+            ctx,
+            resolve_function=_pipeline_resolver(
+                doc.get("Parameters"), lambda c, k: base.key_line(c, k, line)
+            ),
+        )
+        steps_line = reader.key_line(doc, "Steps", line)
+        _pipeline_steps(doc.get("Steps"), reader, ctx.address_prefix, steps_line, result)
+    elif kind == "hyperpod-cluster":
+        _hyperpod_pools(doc, ctx, result)
+    return result
