@@ -579,3 +579,26 @@ def test_unrelated_documents_are_not_claimed(name: str) -> None:
 def test_document_loader_dispatch_finds_this_loader() -> None:
     (doc,) = load_all((FIX / "bad/p5-two-hours.json").read_text(), is_json=True)
     assert document_loader_for(doc) is sm
+
+
+def test_tuning_job_request() -> None:
+    text = """HyperParameterTuningJobName: xgb-tune
+HyperParameterTuningJobConfig:
+  Strategy: Bayesian
+  ResourceLimits:
+    MaxNumberOfTrainingJobs: "30"
+    MaxParallelTrainingJobs: 3
+TrainingJobDefinitions:
+  - DefinitionName: small
+    ResourceConfig: {InstanceType: ml.g5.xlarge, InstanceCount: 1}
+    StoppingCondition: {MaxRuntimeInSeconds: 3600}
+  - ResourceConfig: {InstanceType: ml.g5.2xlarge, InstanceCount: 1}
+"""
+    result = load_text(text, "tune.yaml")
+    jobs = jobs_by_address(result)
+    assert sorted(jobs) == ["xgb-tune/1", "xgb-tune/small"]
+    small = jobs["xgb-tune/small"]
+    assert (small.launcher, small.source_format) == ("api-request", "sagemaker-api")
+    assert (small.runs_multiplier, small.attr_lines["runs_multiplier"]) == (30, 5)
+    assert (small.max_runtime_s, small.attr_lines["max_runtime_s"]) == (3600, 10)
+    assert jobs["xgb-tune/1"].max_runtime_s is None
