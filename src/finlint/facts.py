@@ -1,0 +1,355 @@
+"""Derived facts that several rules need, computed once in Python on the IR.
+
+Policies reference them by name (``fact: gpu_hours_per_run``) instead of re-encoding the
+logic in each rule. Every fact is tri-state in spirit: a value, ``None`` (does not apply) or
+:class:`~finlint.ir.Unknown` (cannot tell statically), and a rule never fires on Unknown.
+Facts that explain *why* return :class:`Evidence`, whose text goes into the message and
+whose line (when known) is where the finding points.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable
+
+from finlint import catalog
+from finlint.ir import (
+    ComputePool,
+    FileSystem,
+    Record,
+    Requirement,
+    TrainingJob,
+    Unknown,
+    Volume,
+    is_unknown,
+)
+from finlint.quantity import parse_quantity
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """Why a fact holds: a sentence for the message, the line that shows it, data for costs."""
+
+    text: str
+    line: int | None = None
+    data: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+    def __str__(self) -> str:
+        return self.text
+
+
+FactFn = Callable[..., Any]
+FACTS: dict[str, FactFn] = {}
+
+
+def fact(fn: FactFn) -> FactFn:
+    FACTS[fn.__name__] = fn
+    return fn
+
+
+# --- training jobs and notebooks -------------------------------------------------------------
+
+
+@fact
+def instance_family(record: Record) -> Any:
+    value = getattr(record, "instance_type", None)
+    if value is None or is_unknown(value):
+        return value
+    return catalog.family_of(str(value))
+
+
+@fact
+def accelerators_per_instance(record: Record) -> Any:
+    value = getattr(record, "instance_type", None)
+    if value is None or is_unknown(value):
+        return value
+    spec = catalog.lookup(str(value))
+    return spec.accelerators if spec else Unknown(f"{value} is not in the instance catalog")
+
+
+@fact
+def effective_max_runtime_s(record: Record) -> Any:
+    """The runtime cap in force: the explicit one, else the launcher's default."""
+    if not isinstance(record, TrainingJob):
+        return None
+    if record.max_runtime_s is not None:
+        return record.max_runtime_s
+    if record.max_runtime_default_s is None:
+        return Unknown("no max runtime and no default")
+    return record.max_runtime_default_s
+
+
+@fact
+def gpu_hours_per_run(record: Record) -> Any:
+    """Instances x accelerators per instance x max runtime hours (the default when unset)."""
+    if not isinstance(record, TrainingJob):
+        return None
+    count: Any = 1 if record.instance_count is None else record.instance_count
+    gpus = accelerators_per_instance(record)
+    runtime = effective_max_runtime_s(record)
+    for value in (count, gpus, runtime):
+        if value is None or is_unknown(value):
+            return value if is_unknown(value) else Unknown("instance type not set")
+    return float(count) * float(gpus) * float(runtime) / 3600.0
+
+
+_DEFAULT_TEXT = {
+    "sdk-estimator": "the SageMaker SDK Estimator default max_run of 86,400 s (24 h) applies",
+    "sdk-remote": "the @remote default max_runtime_in_seconds of 86,400 s (24 h) applies",
+    "sdk-model-trainer": "the ModelTrainer default stopping condition of 3,600 s (1 h) applies",
+}
+
+
+@fact
+def max_runtime_default_text(record: Record) -> Any:
+    """How the platform treats a missing max runtime, for FIN101's message."""
+    if not isinstance(record, TrainingJob):
+        return None
+    if record.launcher in _DEFAULT_TEXT:
+        return _DEFAULT_TEXT[record.launcher]
+    note = record.extra.get("default_note") if record.extra else None
+    if note:
+        return str(note)
+    if record.max_runtime_default_s:
+        return f"the default of {record.max_runtime_default_s:,} s applies"
+    return "a CreateTrainingJob request without StoppingCondition is invalid"
+
+
+@fact
+def uses_reserved_capacity(record: Record) -> Any:
+    """Capacity that is already bought: capacity blocks, targeted reservations, training plans."""
+    if isinstance(record, TrainingJob):
+        plan = record.training_plan
+        return None if plan is None else (plan if is_unknown(plan) else True)
+    if isinstance(record, ComputePool):
+        if record.capacity_reservation is True:
+            return True
+        types = record.capacity_types
+        if types is None or is_unknown(types):
+            return types if is_unknown(types) else False
+        return bool(types) and all(t in ("capacity-block", "reserved") for t in types)
+    return False
+
+
+# --- compute pools ---------------------------------------------------------------------------
+
+_NODE_TYPE_KEYS = ("node.kubernetes.io/instance-type", "beta.kubernetes.io/instance-type")
+
+
+def _requirement_label(spec: catalog.InstanceSpec, key: str) -> tuple[bool, Any]:
+    """(is this key about the instance type?, the spec's value for it)."""
+    if key in _NODE_TYPE_KEYS:
+        return True, spec.name
+    if key.startswith("karpenter.k8s.aws/instance-"):
+        return True, spec.label(key)
+    return False, None
+
+
+def _satisfies(spec: catalog.InstanceSpec, req: Requirement) -> bool:
+    relevant, value = _requirement_label(spec, req.key)
+    if not relevant:
+        return True  # zone, arch, capacity-type, custom labels: do not filter instance types
+    op = req.operator
+    if op == "Exists":
+        return value is not None
+    if op == "DoesNotExist":
+        return value is None
+    if op in ("In", "NotIn"):
+        hit = value is not None and str(value) in req.values
+        return hit if op == "In" else not hit
+    if op in ("Gt", "Lt", "Gte", "Lte"):
+        if value is None or not req.values:
+            return False
+        try:
+            bound = float(req.values[0])
+            number = float(value)
+        except (TypeError, ValueError):
+            return False
+        return {
+            "Gt": number > bound,
+            "Lt": number < bound,
+            "Gte": number >= bound,
+            "Lte": number <= bound,
+        }[op]
+    return True
+
+
+def admitted_types(pool: ComputePool, families: Iterable[str]) -> Any:
+    """Catalog types of ``families`` a Karpenter pool's requirements admit (Unknown if templated)."""
+    wanted = set(families)
+    for req in pool.requirements:
+        if any("{{" in v or "${" in v for v in req.values):
+            return Unknown(f"requirement {req.key} is templated")
+    return sorted(
+        spec.name
+        for spec in catalog.all_instances()
+        if spec.family in wanted and all(_satisfies(spec, r) for r in pool.requirements)
+    )
+
+
+_LIMIT_KEYS = ("cpu", "memory", "nvidia.com/gpu", "nodes")
+
+
+def _fits_limits(spec: catalog.InstanceSpec, limits: dict[str, Any]) -> Any:
+    """Can one instance of ``spec`` be launched within ``limits``? Unknown on unparseable values."""
+    need = {
+        "cpu": float(spec.vcpu),
+        "memory": float(spec.memory_mib) * 1024 * 1024,
+        "nvidia.com/gpu": float(spec.gpu_count),
+        "nodes": 1.0,
+    }
+    for key in _LIMIT_KEYS:
+        if key not in limits:
+            continue
+        have = parse_quantity(limits[key])
+        if have is None:
+            return Unknown(f"limit {key}={limits[key]!r} is not a quantity")
+        if need[key] > have:
+            return False
+    return True
+
+
+def _karpenter_exposure(pool: ComputePool, families: list[str]) -> Any:
+    types = admitted_types(pool, families)
+    if is_unknown(types) or not types:
+        return types or None
+    req_line = pool.line_of("requirements") or pool.location.line
+    limits = pool.limits
+    if is_unknown(limits):
+        return limits
+    if isinstance(pool.min_size, int) and pool.min_size >= 1:
+        return Evidence(
+            f"keeps {pool.min_size} node(s) running (static replicas) and admits {', '.join(types)}",
+            pool.line_of("min_size") or req_line,
+            {"types": types, "always_on": pool.min_size},
+        )
+    if not limits or not any(k in limits for k in _LIMIT_KEYS):
+        why = "has no spec.limits" if not limits else "its spec.limits do not bound cpu, memory or GPUs"
+        return Evidence(
+            f"admits {', '.join(types)} and {why}, so it can add p5-class nodes without bound",
+            req_line,
+            {"types": types, "unbounded": True},
+        )
+    # Finite limits: they cap the pool. Limits smaller than one instance exclude the type.
+    return None
+
+
+@fact
+def pool_family_exposure(record: Record, families: list[str]) -> Any:
+    """How a pool exposes the account to ``families`` capacity, as Evidence, or None."""
+    if not isinstance(record, ComputePool):
+        return None
+    if record.pool_kind in ("karpenter-nodepool", "karpenter-provisioner"):
+        return _karpenter_exposure(record, families)
+    types = record.instance_types
+    if types is None or is_unknown(types):
+        return types
+    matching = [t for t in types if isinstance(t, str) and catalog.family_of(t) in families]
+    if not matching:
+        if any(is_unknown(t) for t in types):
+            return Unknown("an instance type is unresolved")
+        return None
+    if record.pool_kind == "launch-template":
+        return None  # launches nothing by itself; the group that uses it is checked
+    running: Any
+    if record.pool_kind == "ec2-instance":
+        running = 1 if record.min_size is None else record.min_size
+    else:
+        sizes = [record.min_size, record.desired_size]
+        if any(is_unknown(s) for s in sizes):
+            known = [s for s in sizes if isinstance(s, int)]
+            if not known or max(known) < 1:
+                return Unknown("pool size is unresolved")
+        running = max((s for s in sizes if isinstance(s, int)), default=0)
+    if running < 1:
+        return None
+    line = record.line_of("instance_types") or record.location.line
+    which = "min_size" if record.min_size == running else "desired_size"
+    return Evidence(
+        f"keeps {running} {', '.join(matching)} instance(s) running ({which}={running})",
+        line,
+        {"types": matching, "always_on": running},
+    )
+
+
+# --- checkpoints on EFS ----------------------------------------------------------------------
+
+
+def _matches(pattern: re.Pattern[str], *values: Any) -> str | None:
+    for value in values:
+        if isinstance(value, str) and pattern.search(value):
+            return value
+    return None
+
+
+def _under(path: str, mount: str) -> bool:
+    mount = mount.rstrip("/") or "/"
+    return path == mount or path.startswith(mount + "/") or mount == "/"
+
+
+@fact
+def checkpoint_on_efs(record: Record, pattern: str) -> Any:
+    """Evidence that checkpoints go to EFS: a name/tag/path that says so on an EFS-backed object."""
+    rx = re.compile(pattern)
+    if isinstance(record, FileSystem):
+        if record.fs_type != "efs":
+            return None
+        tag_values = [v for v in record.tags.values() if isinstance(v, str)]
+        hit = _matches(rx, record.name, record.creation_token, *tag_values)
+        if hit is None:
+            return None
+        return Evidence(f"EFS file system '{hit}' holds checkpoints", record.location.line)
+    if isinstance(record, Volume):
+        return _volume_on_efs(record, rx)
+    if isinstance(record, TrainingJob):
+        return _job_on_efs(record)
+    return None
+
+
+def _volume_on_efs(volume: Volume, rx: re.Pattern[str]) -> Any:
+    if volume.volume_kind == "workload":
+        unknown = None
+        for mount in volume.mounts:
+            hit = _matches(rx, mount.mount_path, mount.claim_name, mount.volume)
+            if hit is None:
+                continue
+            if mount.is_efs is True:
+                via = f" through claim '{mount.claim_name}'" if isinstance(mount.claim_name, str) else ""
+                return Evidence(
+                    f"mounts checkpoint path '{mount.mount_path}' on EFS{via}",
+                    mount.line or volume.location.line,
+                )
+            if is_unknown(mount.is_efs):
+                unknown = mount.is_efs
+        return unknown
+    if volume.volume_kind == "efs-mount-target":
+        return None
+    if volume.is_efs is not True:
+        return volume.is_efs if is_unknown(volume.is_efs) else None
+    hit = _matches(rx, volume.name, volume.root_path, volume.storage_class, volume.address.rsplit("/", 1)[-1])
+    if hit is None:
+        return None
+    kind = {
+        "pvc": "PersistentVolumeClaim",
+        "pv": "PersistentVolume",
+        "storage-class": "StorageClass",
+        "efs-access-point": "EFS access point",
+    }.get(volume.volume_kind, volume.volume_kind)
+    return Evidence(f"{kind} '{hit}' puts checkpoints on EFS", volume.location.line)
+
+
+def _job_on_efs(job: TrainingJob) -> Any:
+    if job.checkpoint_s3_uri is None and job.checkpoint_local_path is None:
+        return None
+    path = job.checkpoint_local_path
+    if path is None:
+        path = job.checkpoint_local_path_default
+    if not isinstance(path, str):
+        return path if is_unknown(path) else None
+    for mount in job.file_system_mounts:
+        if mount.is_efs is True and isinstance(mount.mount_path, str) and _under(path, mount.mount_path):
+            line = job.line_of("checkpoint_local_path") or mount.line or job.location.line
+            return Evidence(f"checkpoint path '{path}' is on the EFS mount '{mount.mount_path}'", line)
+    return None
+

@@ -1,0 +1,37 @@
+"""JSON output: the contract other tools read. Keys are stable; new keys may be added."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import TYPE_CHECKING, Any
+
+from finlint import __version__
+from finlint.finding import SEVERITIES
+
+if TYPE_CHECKING:
+    from finlint.reporters import ReportContext
+    from finlint.scan import ScanResult
+
+
+def as_dict(result: ScanResult) -> dict[str, Any]:
+    active = result.active()
+    by_severity = Counter(f.severity for f in active)
+    return {
+        "finlint_version": __version__,
+        "findings": [f.to_json() for f in result.findings],
+        "errors": [{"file": e.file, "line": e.line, "message": e.message} for e in result.errors],
+        "notices": [{"file": n.file, "line": n.line, "message": n.message} for n in result.notices],
+        "summary": {
+            "files_scanned": result.files_scanned,
+            "findings": len(active),
+            "suppressed": sum(1 for f in result.findings if f.suppressed is not None),
+            "baseline": sum(1 for f in result.findings if f.baseline and f.suppressed is None),
+            "by_severity": {s: by_severity.get(s, 0) for s in SEVERITIES},
+            "monthly_usd": round(result.monthly_usd(), 2),
+        },
+    }
+
+
+def render(result: ScanResult, context: ReportContext) -> str:
+    return json.dumps(as_dict(result), indent=2, sort_keys=False) + "\n"

@@ -1,0 +1,75 @@
+"""Human output: one line per finding, grouped by file, then a summary.
+
+``path:line: FIN301 [high] message`` is the grep- and editor-friendly shape (ruff, flake8);
+a cost, when known, follows on the next line with its basis.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import TYPE_CHECKING
+
+from finlint.finding import SEVERITIES, Finding, severity_rank
+
+if TYPE_CHECKING:
+    from finlint.reporters import ReportContext
+    from finlint.scan import ScanResult
+
+_COLORS = {"critical": "\x1b[1;31m", "high": "\x1b[31m", "medium": "\x1b[33m", "low": "\x1b[36m", "info": "\x1b[2m"}
+_RESET = "\x1b[0m"
+
+
+def usd(amount: float) -> str:
+    return f"${amount:,.0f}" if amount >= 100 else f"${amount:,.2f}"
+
+
+def _line(f: Finding, color: bool) -> str:
+    sev = f"[{f.severity}]"
+    if color:
+        sev = f"{_COLORS.get(f.severity, '')}{sev}{_RESET}"
+    state = ""
+    if f.suppressed is not None:
+        state = f" (suppressed: {f.suppressed or 'no reason given'})"
+    elif f.baseline:
+        state = " (baseline)"
+    return f"{f.file}:{f.line}: {f.rule_id} {sev} {f.message}{state}"
+
+
+def render(result: ScanResult, context: ReportContext) -> str:
+    out: list[str] = []
+    by_file: dict[str, list[Finding]] = {}
+    for f in result.findings:
+        by_file.setdefault(f.file, []).append(f)
+    for file in sorted(by_file):
+        items = sorted(
+            by_file[file],
+            key=lambda f: (-severity_rank(f.severity), -((f.cost.monthly_usd or 0) if f.cost else 0), f.line),
+        )
+        for f in items:
+            out.append(_line(f, context.color))
+            if f.cost is not None:
+                if f.cost.monthly_usd is not None:
+                    out.append(f"    cost: {usd(f.cost.monthly_usd)}/month ({f.cost.kind}): {f.cost.basis}")
+                else:
+                    out.append(f"    cost: not priced: {f.cost.reason or f.cost.basis}")
+        out.append("")
+    for n in result.notices:
+        out.append(f"{n.file}:{n.line}: notice: {n.message}")
+    if result.notices:
+        out.append("")
+    active = result.active()
+    counts = Counter(f.severity for f in active)
+    parts = [f"{counts[s]} {s}" for s in reversed(SEVERITIES) if counts.get(s)]
+    summary = f"{len(active)} finding(s)" + (f" ({', '.join(parts)})" if parts else "")
+    summary += f" in {result.files_scanned} file(s) scanned"
+    suppressed = sum(1 for f in result.findings if f.suppressed is not None)
+    baseline = sum(1 for f in result.findings if f.baseline and f.suppressed is None)
+    if suppressed:
+        summary += f", {suppressed} suppressed"
+    if baseline:
+        summary += f", {baseline} in baseline"
+    monthly = result.monthly_usd()
+    if monthly:
+        summary += f"; estimated impact {usd(monthly)}/month"
+    out.append(summary)
+    return "\n".join(out) + "\n"

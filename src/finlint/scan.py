@@ -1,0 +1,306 @@
+"""One scan: discover files, load them into the IR, link, run the policies, price the findings.
+
+This is the Python API (``finlint.scan.lint``); the CLI is a thin shell over it. Data flows
+one way: files -> loaders -> IR -> linking -> engine -> cost -> (reporters, in the CLI).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+from finlint import loaders
+from finlint.engine import EngineConfig, Policy, load_policies, run_policies
+from finlint.finding import Finding, severity_rank
+from finlint.ir import LoadError, LoadResult, Notice, Record
+from finlint.linking import link
+from finlint.loaders import DocContext
+
+SKIP_DIRS = {
+    ".git",
+    ".hg",
+    ".svn",
+    ".terraform",
+    "node_modules",
+    ".venv",
+    "venv",
+    "__pycache__",
+    ".tox",
+    ".nox",
+    ".mypy_cache",
+    ".ruff_cache",
+    ".pytest_cache",
+    "site-packages",
+    ".ipynb_checkpoints",
+}
+SUPPORTED_SUFFIXES = loaders.STRUCTURED_SUFFIXES + loaders.TERRAFORM_SUFFIXES + loaders.PYTHON_SUFFIXES
+MAX_FILE_BYTES = 20 * 1024 * 1024
+TEMPLATE_MARKERS = ("{{", "{%")
+
+
+@dataclass
+class ScanOptions:
+    paths: list[Path] = field(default_factory=lambda: [Path(".")])
+    engine: EngineConfig = field(default_factory=EngineConfig)
+    policy_dirs: list[Path] = field(default_factory=list)
+    exclude: list[str] = field(default_factory=list)
+    loader_options: dict[str, Any] = field(default_factory=dict)  # tf_var_files, tf_vars, ...
+    cost_settings: Any = None  # finlint.cost settings (region, usage file, pricing overlay)
+
+
+@dataclass
+class ScanResult:
+    findings: list[Finding]
+    errors: list[LoadError]
+    notices: list[Notice]
+    files_scanned: int
+    records: list[Record]
+    policies: list[Policy]
+
+    def active(self) -> list[Finding]:
+        return [f for f in self.findings if f.active]
+
+    def monthly_usd(self) -> float:
+        return sum(f.cost.monthly_usd or 0.0 for f in self.active() if f.cost)
+
+    def exit_code(self, fail_on: str, max_monthly_usd: float | None = None) -> int:
+        threshold = severity_rank(fail_on)
+        if any(severity_rank(f.severity) >= threshold for f in self.active()):
+            return 1
+        if max_monthly_usd is not None and self.monthly_usd() > max_monthly_usd:
+            return 1
+        return 0
+
+
+def display_path(path: Path) -> str:
+    """Relative to the CWD with '/' separators (absolute when outside it)."""
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:  # another drive on Windows
+        rel = str(path)
+    if rel.startswith(".."):
+        rel = str(path.absolute())
+    return rel.replace(os.sep, "/")
+
+
+def _excluded(path: Path, patterns: list[str]) -> bool:
+    text = display_path(path)
+    return any(fnmatch.fnmatch(text, p) or fnmatch.fnmatch(path.name, p) for p in patterns)
+
+
+def discover(paths: list[Path], exclude: list[str], errors: list[LoadError]) -> Iterator[Path]:
+    """Supported files under ``paths``; never follows directory symlinks (no loops)."""
+    seen: set[str] = set()
+    for root in paths:
+        try:
+            is_dir = root.is_dir()
+            exists = root.exists() or root.is_symlink()
+        except OSError as exc:
+            errors.append(LoadError(display_path(root), 1, f"cannot read path: {exc.strerror or exc}"))
+            continue
+        if not exists:
+            errors.append(LoadError(display_path(root), 1, "no such file or directory"))
+            continue
+        if not is_dir:
+            if not _excluded(root, exclude):
+                yield root
+            continue
+        for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+            base = Path(dirpath)
+            dirnames[:] = sorted(
+                d
+                for d in dirnames
+                if d not in SKIP_DIRS
+                and not (base / d / "pyvenv.cfg").exists()
+                and not _excluded(base / d, exclude)
+            )
+            for name in sorted(filenames):
+                path = base / name
+                if not name.endswith(SUPPORTED_SUFFIXES) or _excluded(path, exclude):
+                    continue
+                key = str(path)
+                if key not in seen:
+                    seen.add(key)
+                    yield path
+
+
+def read_text(path: Path, display: str) -> str | LoadError:
+    """The file's text, or why it cannot be scanned (binary, too large, unreadable, a loop)."""
+    try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            return LoadError(display, 1, f"file is too large to scan ({size / 1e6:.1f} MB > 20 MB)")
+        data = path.read_bytes()
+    except OSError as exc:
+        return LoadError(display, 1, f"cannot read file: {exc.strerror or exc}")
+    if b"\x00" in data[:8192]:
+        return LoadError(display, 1, "binary file (contains NUL bytes)")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        return LoadError(display, line, "file is not valid UTF-8 text")
+
+
+def load_structured(path: Path, display: str, text: str, options: dict[str, Any]) -> LoadResult:
+    """Parse a YAML/JSON file once and route each document to the loader that claims it."""
+    from finlint.yamlload import YamlLoadError, load_all
+
+    result = LoadResult()
+    is_json = path.suffix == ".json" or text.lstrip().startswith(("{", "["))
+    try:
+        docs = load_all(text, is_json=is_json)
+    except YamlLoadError as exc:
+        if any(marker in text for marker in TEMPLATE_MARKERS):
+            result.notices.append(
+                Notice(display, exc.line, "skipped template: unrendered {{ }} / {% %} placeholders; "
+                       "render it first (e.g. `helm template`) and scan the output")
+            )
+        else:
+            result.errors.append(LoadError(display, exc.line, exc.message))
+        return result
+    lines = text.splitlines()
+    for index, doc in enumerate(docs):
+        module = loaders.document_loader_for(doc)
+        if module is None:
+            continue
+        ctx = DocContext(file=display, lines=lines, doc_index=index, options=options)
+        try:
+            result.extend(module.load(doc, ctx))
+        except RecursionError:
+            result.errors.append(LoadError(display, getattr(doc, "line", 1), "document is nested too deeply"))
+    return result
+
+
+def _safe(fn: Callable[[], LoadResult], display: str) -> LoadResult:
+    """A loader bug must cost one file, not the scan: report it as FIN000 with the reason."""
+    try:
+        return fn()
+    except RecursionError:
+        return LoadResult(errors=[LoadError(display, 1, "file is nested too deeply to load")])
+    except Exception as exc:  # noqa: BLE001 - reported, never swallowed silently
+        return LoadResult(errors=[LoadError(display, 1, f"internal error while loading: {type(exc).__name__}: {exc}")])
+
+
+def load_paths(options: ScanOptions) -> tuple[LoadResult, int, dict[str, list[str]]]:
+    result = LoadResult()
+    texts: dict[str, list[str]] = {}
+    tf_dirs: dict[Path, list[Path]] = {}
+    count = 0
+    for path in discover(options.paths, options.exclude, result.errors):
+        display = display_path(path)
+        if path.suffix in loaders.TERRAFORM_SUFFIXES:
+            if path.suffix == ".tf":
+                tf_dirs.setdefault(path.parent, []).append(path)
+            continue
+        count += 1
+        text = read_text(path, display)
+        if isinstance(text, LoadError):
+            result.errors.append(text)
+            continue
+        texts[display] = text.splitlines()
+        if path.suffix in loaders.PYTHON_SUFFIXES:
+            module = loaders.get_loader("sagemaker_sdk")
+            result.extend(_safe(lambda: module.load_file(path, display, text, options.loader_options), display))
+        else:
+            result.extend(_safe(lambda: load_structured(path, display, text, options.loader_options), display))
+    if tf_dirs:
+        result.extend(_load_terraform(tf_dirs, options, texts))
+        count += sum(len(files) for files in tf_dirs.values())
+    return result, count, texts
+
+
+def _load_terraform(
+    tf_dirs: dict[Path, list[Path]], options: ScanOptions, texts: dict[str, list[str]]
+) -> LoadResult:
+    result = LoadResult()
+    module = loaders.get_loader("terraform")
+    skip: set[Path] = set()
+    if hasattr(module, "module_directories"):
+        skip = set(module.module_directories(list(tf_dirs)))
+    for directory, files in sorted(tf_dirs.items()):
+        for f in files:
+            text = read_text(f, display_path(f))
+            if isinstance(text, str):
+                texts[display_path(f)] = text.splitlines()
+        if directory in skip:
+            continue
+        result.extend(
+            _safe(
+                lambda: module.load_directory(directory, files, display_path, options.loader_options),
+                display_path(directory),
+            )
+        )
+    return result
+
+
+def _finalize(records: list[Record]) -> list[Record]:
+    """Let loaders that need the whole scan (plan -> config lines, NodePool -> EC2NodeClass) finish."""
+    for name in ("terraform_plan", "kubernetes"):
+        try:
+            module = loaders.get_loader(name)
+        except ModuleNotFoundError:
+            continue
+        finalize = getattr(module, "finalize", None)
+        if finalize is not None:
+            records = list(finalize(records))
+    return records
+
+
+def parse_error_findings(errors: list[LoadError], policies: list[Policy], config: EngineConfig) -> list[Finding]:
+    policy = next((p for p in policies if p.id == "FIN000"), None)
+    if policy is None or not config.enabled(policy):
+        return []
+    return [
+        Finding(
+            rule_id=policy.id,
+            rule=policy.name,
+            severity=config.severity_for(policy),
+            file=e.file,
+            line=e.line,
+            end_line=e.line,
+            resource=e.file,
+            message=e.message,
+        )
+        for e in errors
+    ]
+
+
+def lint(options: ScanOptions, policies: list[Policy] | None = None) -> ScanResult:
+    if policies is None:
+        policies = load_policies(options.policy_dirs)
+    loaded, count, texts = load_paths(options)
+    records = link(_finalize(loaded.records))
+    findings = run_policies(policies, records, options.engine)
+    findings.extend(parse_error_findings(loaded.errors, policies, options.engine))
+    findings = _apply_suppressions(findings, records, texts, policies, options)
+    _price(findings, records, options)
+    findings.sort(key=lambda f: f.sort_key())
+    return ScanResult(findings, loaded.errors, loaded.notices, count, records, policies)
+
+
+def _apply_suppressions(
+    findings: list[Finding],
+    records: list[Record],
+    texts: dict[str, list[str]],
+    policies: list[Policy],
+    options: ScanOptions,
+) -> list[Finding]:
+    try:
+        from finlint import suppressions
+    except ImportError:
+        return findings
+    return suppressions.apply(findings, records, texts, policies, options.engine)
+
+
+def _price(findings: list[Finding], records: list[Record], options: ScanOptions) -> None:
+    try:
+        from finlint import cost
+    except ImportError:
+        return
+    price = getattr(cost, "price_findings", None)
+    if price is not None:
+        price(findings, records, options.cost_settings)

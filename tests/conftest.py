@@ -1,0 +1,31 @@
+"""Shared helpers: run a scan the way the CLI does, on files written to a temp dir."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from finlint.engine import EngineConfig, load_policies
+from finlint.scan import ScanOptions, ScanResult, lint
+
+REPO = Path(__file__).resolve().parents[1]
+FIXTURES = REPO / "fixtures"
+
+
+@pytest.fixture(scope="session")
+def policies() -> list[Any]:
+    return load_policies()
+
+
+def scan_paths(paths: list[Path], select: tuple[str, ...] = (), **engine: Any) -> ScanResult:
+    return lint(ScanOptions(paths=paths, engine=EngineConfig(select=select, **engine)))
+
+
+def scan_files(tmp_path: Path, files: dict[str, str], select: tuple[str, ...] = ()) -> ScanResult:
+    for name, text in files.items():
+        target = tmp_path / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+    return scan_paths([tmp_path], select)

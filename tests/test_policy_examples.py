@@ -1,0 +1,63 @@
+"""Every documented example of every rule is a test case (sqlfluff yml cases, ruff mdtest).
+
+A ``fail`` example must fire its rule at exactly the documented line(s); a ``pass`` example
+must not fire it. Run one rule's cases with ``pytest -k FIN301``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from finlint.engine import EngineConfig, Example, Policy, load_policies
+from finlint.scan import ScanOptions, lint
+
+DEFAULT_FILENAMES = {
+    "cloudformation": "template.yaml",
+    "kubernetes": "manifest.yaml",
+    "sagemaker-api": "request.json",
+    "step-functions": "machine.asl.json",
+    "sagemaker-pipeline": "pipeline.json",
+    "terraform": "main.tf",
+    "terraform-plan": "plan.json",
+    "sagemaker-python": "train.py",
+    "notebook": "train.ipynb",
+}
+
+CASES = [(p, e) for p in load_policies() for e in p.examples]
+
+
+@pytest.mark.parametrize(("policy", "example"), CASES, ids=[f"{p.id}_{e.name}" for p, e in CASES])
+def test_example(policy: Policy, example: Example, tmp_path: Path) -> None:
+    name = example.filename or DEFAULT_FILENAMES[example.format]
+    (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / name).write_text(example.code, encoding="utf-8")
+    config = EngineConfig(select=(policy.id,), params={policy.id: example.params} if example.params else {})
+    result = lint(ScanOptions(paths=[tmp_path], engine=config))
+    assert not result.errors, f"example does not load: {result.errors}"
+    lines = sorted(f.line for f in result.findings if f.rule_id == policy.id)
+    if example.kind == "fail":
+        assert lines == sorted(example.lines), [f.message for f in result.findings]
+    else:
+        assert lines == [], [f"{f.line}: {f.message}" for f in result.findings]
+
+
+def test_every_rule_has_bad_and_good_examples() -> None:
+    for policy in load_policies():
+        if not policy.applies_to:
+            continue  # meta rules (FIN000) are tested by the scan tests
+        kinds = {e.kind for e in policy.examples}
+        assert kinds == {"fail", "pass"}, f"{policy.id} needs fail and pass examples"
+
+
+def test_every_rule_documents_why_and_references() -> None:
+    for policy in load_policies():
+        for key in ("what", "why", "known_false_positives", "remediation", "references"):
+            assert policy.docs.get(key), f"{policy.id} docs lack {key}"
+        assert all(str(r).startswith("https://") for r in policy.docs["references"])
+
+
+def test_policy_file_named_after_id_and_name() -> None:
+    for policy in load_policies():
+        assert Path(policy.path).name == f"{policy.id}-{policy.name}.yaml"
