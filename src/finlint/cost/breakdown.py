@@ -1,0 +1,293 @@
+"""``finlint cost``: what the declared AI-training resources cost, line by line.
+
+Unlike findings (what a setting wastes or risks), this prices what is declared: training jobs per
+run and per month, notebooks, node pools and file systems, with unit prices and quantities, so a
+reviewer sees the bill a change brings before it is deployed.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from finlint import catalog
+from finlint.cost.common import CostContext, cap_seconds, instance_count, known, num, runs_per_month, usd
+from finlint.cost.pricing import PriceQuote
+from finlint.ir import ComputePool, FileSystem, Notebook, Record, TrainingJob, Volume, is_unknown
+
+KARPENTER = ("karpenter-nodepool", "karpenter-provisioner")
+
+
+@dataclass
+class LineItem:
+    """One priced (or unpriceable) resource."""
+
+    resource: str
+    kind: str
+    file: str
+    line: int
+    description: str
+    quantity: str = ""
+    unit_price: PriceQuote | None = None
+    per_run_usd: float | None = None
+    monthly_usd: float | None = None
+    reason: str | None = None
+    extra_prices: list[PriceQuote] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "resource": self.resource,
+            "kind": self.kind,
+            "file": self.file,
+            "line": self.line,
+            "description": self.description,
+            "quantity": self.quantity,
+            "unit_price": self.unit_price.to_json() if self.unit_price else None,
+            "per_run_usd": None if self.per_run_usd is None else round(self.per_run_usd, 2),
+            "monthly_usd": None if self.monthly_usd is None else round(self.monthly_usd, 2),
+        }
+        if self.extra_prices:
+            out["other_prices"] = [q.to_json() for q in self.extra_prices]
+        if self.reason:
+            out["reason"] = self.reason
+        return out
+
+
+@dataclass
+class Breakdown:
+    region: str
+    items: list[LineItem]
+    usage_file: str | None = None
+
+    @property
+    def total_monthly_usd(self) -> float:
+        return sum(i.monthly_usd for i in self.items if i.monthly_usd is not None)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "region": self.region,
+            "usage_file": self.usage_file,
+            "resources": [i.to_json() for i in self.items],
+            "total_monthly_usd": round(self.total_monthly_usd, 2),
+            "unpriced": sum(1 for i in self.items if i.monthly_usd is None),
+        }
+
+
+def _job(rec: TrainingJob, ctx: CostContext) -> LineItem:
+    item = LineItem(rec.address, "training_job", rec.location.file, rec.location.line, "training job")
+    if not known(rec.instance_type):
+        item.reason = "instance type unknown or unresolved"
+        return item
+    itype = str(rec.instance_type)
+    n = instance_count(rec)
+    params = ctx.params(rec)
+    pricing = ctx.pricing_for(params)
+    quote = pricing.hourly(itype)
+    item.description = f"{itype} training job"
+    if n is None:
+        item.reason = "instance count unresolved"
+        return item
+    if quote is None:
+        item.reason = pricing.missing(itype)
+        return item
+    cap_s, _ = cap_seconds(rec)
+    expected = params.get("expected_runtime_hours")
+    if expected is not None:
+        hours, how = float(expected), "expected runtime"
+    elif cap_s is not None:
+        hours, how = cap_s / 3600.0, "runtime cap"
+    else:
+        item.reason = "no runtime known: set expected_runtime_hours in the usage file"
+        return item
+    hourly = quote.usd
+    if rec.spot is True:
+        discount = float(params.get("spot_discount", 0.60))
+        hourly *= 1.0 - discount
+        item.description += f", managed spot (-{discount:.0%} assumed)"
+    runs, runs_how = runs_per_month(rec, params)
+    item.unit_price = quote
+    item.quantity = f"{n} x {num(hours)} h ({how}) per run; {runs_how}"
+    item.per_run_usd = hourly * n * hours
+    item.monthly_usd = item.per_run_usd * runs
+    return item
+
+
+def _notebook(rec: Notebook, ctx: CostContext) -> LineItem:
+    item = LineItem(rec.address, "notebook", rec.location.file, rec.location.line, "notebook instance")
+    if not known(rec.instance_type):
+        item.reason = "instance type unknown or unresolved"
+        return item
+    itype = str(rec.instance_type)
+    params = ctx.params(rec)
+    pricing = ctx.pricing_for(params)
+    quote = pricing.hourly(itype)
+    item.description = f"{itype} notebook"
+    if quote is None:
+        item.reason = pricing.missing(itype)
+        return item
+    hpm = float(params.get("hours_per_month", 730))
+    item.unit_price, item.quantity = quote, f"{num(hpm)} h per month"
+    item.monthly_usd = quote.usd * hpm
+    storage = pricing.sagemaker_storage("notebook_ml_storage_gb_month")
+    if known(rec.volume_size_gb) and storage is not None:
+        gb = float(rec.volume_size_gb)  # type: ignore[arg-type]
+        item.monthly_usd += gb * storage.usd
+        item.quantity += f" + {num(gb)} GB ML storage"
+        item.extra_prices.append(storage)
+    return item
+
+
+def _pool_types(rec: ComputePool) -> list[str] | None:
+    if rec.pool_kind in KARPENTER:
+        from finlint.facts import admitted_types
+
+        families = sorted({s.family for s in catalog.all_instances() if s.accelerators})
+        types = admitted_types(rec, families)
+        return None if is_unknown(types) else list(types)
+    if not known(rec.instance_types):
+        return None
+    return [t for t in rec.instance_types if isinstance(t, str)]  # type: ignore[union-attr]
+
+
+def _pool(rec: ComputePool, ctx: CostContext) -> LineItem:
+    item = LineItem(rec.address, "node_pool", rec.location.file, rec.location.line, rec.pool_kind)
+    types = _pool_types(rec)
+    if types is None:
+        item.reason = "instance types unresolved"
+        return item
+    params = ctx.params(rec)
+    pricing = ctx.pricing_for(params)
+    quotes = sorted((q for q in (pricing.hourly(t) for t in types) if q is not None), key=lambda q: q.usd)
+    if not quotes:
+        if rec.pool_kind in KARPENTER and not types:
+            item.description += " (admits no accelerated type)"
+            item.monthly_usd, item.quantity = 0.0, "0 accelerated nodes"
+            return item
+        item.reason = pricing.missing(" or ".join(types) or "its instance types")
+        return item
+    hpm = float(params.get("hours_per_month", 730))
+    sizes = [s for s in (rec.min_size, rec.desired_size) if isinstance(s, int)]
+    running = (
+        0 if rec.pool_kind in KARPENTER else max(sizes, default=1 if rec.pool_kind == "ec2-instance" else 0)
+    )
+    first = quotes[0]
+    item.unit_price = first
+    if len(quotes) > 1:
+        last = quotes[-1]
+        item.description += (
+            f"; node-month {usd(first.usd * hpm)} ({first.key}) to {usd(last.usd * hpm)} ({last.key})"
+        )
+        item.extra_prices = quotes[1:]
+    item.quantity = f"{running} always-on node(s) x {num(hpm)} h"
+    if running == 0:
+        item.quantity += "; elastic: each node-month billed as used"
+    item.monthly_usd = first.usd * running * hpm
+    return item
+
+
+def _file_system(rec: FileSystem, ctx: CostContext) -> LineItem:
+    item = LineItem(rec.address, "file_system", rec.location.file, rec.location.line, rec.fs_type)
+    params = ctx.params(rec)
+    pricing = ctx.pricing_for(params)
+    if rec.fs_type == "fsx-lustre":
+        dt = rec.deployment_type if isinstance(rec.deployment_type, str) else None
+        thr = rec.per_unit_storage_throughput if isinstance(rec.per_unit_storage_throughput, int) else None
+        if dt is None or not known(rec.size_gb):
+            item.reason = "deployment type or storage capacity unresolved"
+            return item
+        quote = pricing.fsx_lustre(dt, thr)
+        item.description = f"FSx for Lustre {dt}" + (f" {thr} MB/s/TiB" if thr else "")
+        if quote is None:
+            item.reason = pricing.missing(item.description)
+            return item
+        gb = float(rec.size_gb)  # type: ignore[arg-type]
+        item.unit_price, item.quantity, item.monthly_usd = quote, f"{num(gb)} GB", gb * quote.usd
+        return item
+    std = pricing.efs("standard_gb_month")
+    item.description = f"EFS ({rec.throughput_mode if isinstance(rec.throughput_mode, str) else 'bursting'})"
+    item.unit_price = std
+    item.quantity = "storage billed per GB stored (size not declared)"
+    item.monthly_usd = 0.0
+    if rec.throughput_mode == "provisioned" and known(rec.provisioned_throughput_mibps):
+        thr_q = pricing.efs("provisioned_throughput_mibps_month")
+        if thr_q is not None:
+            mibps = float(rec.provisioned_throughput_mibps)  # type: ignore[arg-type]
+            item.monthly_usd = mibps * thr_q.usd
+            item.quantity += f"; {num(mibps)} MiB/s provisioned"
+            item.extra_prices.append(thr_q)
+    return item
+
+
+def _volume(rec: Volume, ctx: CostContext) -> LineItem | None:
+    if rec.volume_kind != "pvc" or rec.is_efs is not True or not known(rec.capacity_gb):
+        return None
+    params = ctx.params(rec)
+    std = ctx.pricing_for(params).efs("standard_gb_month")
+    item = LineItem(rec.address, "volume", rec.location.file, rec.location.line, "EFS-backed PVC")
+    gb = float(rec.capacity_gb)  # type: ignore[arg-type]
+    item.quantity = f"{num(gb)} GB requested"
+    if std is None:
+        item.reason = "no EFS price"
+        return item
+    item.unit_price, item.monthly_usd = std, gb * std.usd
+    return item
+
+
+def build_breakdown(records: Iterable[Record], settings: Any = None) -> Breakdown:
+    """Price every declared training job, notebook, node pool, file system and EFS claim."""
+    recs = list(records)
+    ctx = CostContext.build(settings, recs)
+    items: list[LineItem] = []
+    for rec in recs:
+        item: LineItem | None = None
+        if isinstance(rec, TrainingJob):
+            item = _job(rec, ctx)
+        elif isinstance(rec, Notebook):
+            item = _notebook(rec, ctx)
+        elif isinstance(rec, ComputePool) and rec.pool_kind != "launch-template":
+            item = _pool(rec, ctx)
+        elif isinstance(rec, FileSystem):
+            item = _file_system(rec, ctx)
+        elif isinstance(rec, Volume):
+            item = _volume(rec, ctx)
+        if item is not None:
+            items.append(item)
+    items.sort(key=lambda i: (-(i.monthly_usd or 0.0), i.file, i.line))
+    region = ctx.region or str(ctx.usage.defaults.get("region") or "us-east-1")
+    return Breakdown(region, items, ctx.usage.file)
+
+
+def render_json(b: Breakdown) -> str:
+    return json.dumps(b.to_json(), indent=2) + "\n"
+
+
+def render_text(b: Breakdown) -> str:
+    """A table: resource, what, quantity, unit price, per run, monthly; then the total."""
+    rows = [("Resource", "What", "Quantity", "Unit price", "Per run", "Monthly")]
+    for i in b.items:
+        rows.append(
+            (
+                f"{i.resource} ({i.file}:{i.line})",
+                i.description,
+                i.quantity or "-",
+                i.unit_price.rate() if i.unit_price else "-",
+                usd(i.per_run_usd) if i.per_run_usd is not None else "-",
+                usd(i.monthly_usd) if i.monthly_usd is not None else f"not priced: {i.reason}",
+            )
+        )
+    widths = [min(60, max(len(r[c]) for r in rows)) for c in range(5)]
+    lines = []
+    for r in rows:
+        cells = [r[c].ljust(widths[c]) for c in range(5)] + [r[5]]
+        lines.append("  ".join(cells).rstrip())
+    lines.insert(1, "-" * min(160, sum(widths) + 2 * 5 + 12))
+    usage = f", usage file {b.usage_file}" if b.usage_file else ", default usage assumptions"
+    lines.append("")
+    lines.append(f"Total: {usd(b.total_monthly_usd)}/month (region {b.region}{usage}).")
+    unpriced = sum(1 for i in b.items if i.monthly_usd is None)
+    if unpriced:
+        lines.append(f"{unpriced} resource(s) not priced (see the reason on each line).")
+    if not b.items:
+        lines = ["No AI-training resources found."]
+    return "\n".join(lines) + "\n"
