@@ -533,11 +533,11 @@ def test_hyperpod_instance_groups() -> None:
 
 
 def test_hyperpod_without_plan_yaml() -> None:
-    (pool,) = load_fixture("bad/hyperpod-p5-always-on.yaml").records
+    (pool,) = load_fixture("good/hyperpod-p5-no-plan.yaml").records
     assert isinstance(pool, ir.ComputePool)
     assert pool.address == "research-sandbox/gpu-workers"
     assert (pool.instance_types, pool.min_size, pool.capacity_reservation) == (("ml.p5.48xlarge",), 2, None)
-    assert (pool.attr_lines["instance_types"], pool.attr_lines["min_size"]) == (6, 7)
+    assert (pool.attr_lines["instance_types"], pool.attr_lines["min_size"]) == (7, 8)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -602,3 +602,35 @@ TrainingJobDefinitions:
     assert (small.runs_multiplier, small.attr_lines["runs_multiplier"]) == (30, 5)
     assert (small.max_runtime_s, small.attr_lines["max_runtime_s"]) == (3600, 10)
     assert jobs["xgb-tune/1"].max_runtime_s is None
+
+
+# ---------------------------------------------------------------------------------------------
+# End to end: the core rules fire through these formats at the right lines
+# ---------------------------------------------------------------------------------------------
+
+CORE = ("FIN000", "FIN101", "FIN201", "FIN202", "FIN301", "FIN401")
+EXPECTED = {
+    "fixtures/sagemaker-api/bad/request-no-stopping-condition.json": [("FIN101", 1)],
+    "fixtures/sagemaker-api/bad/spot-no-checkpoint.yaml": [("FIN201", 14)],
+    "fixtures/sagemaker-api/bad/spot-checkpoint-no-local-path.json": [("FIN202", 22)],
+    "fixtures/sagemaker-api/bad/p5-two-hours.json": [("FIN301", 12)],
+    "fixtures/sagemaker-api/bad/parallel-branch.asl.json": [("FIN101", 32), ("FIN201", 44)],
+    "fixtures/sagemaker-api/bad/pipeline-p5-parameter-default.json": [("FIN301", 27)],
+    "fixtures/sagemaker-api/bad/efs-checkpoint-channel.json": [("FIN401", 38)],
+    "fixtures/demo/sagemaker-api/train-request.json": [("FIN101", 1)],
+    "fixtures/demo/sagemaker-api/training.asl.json": [("FIN201", 17), ("FIN202", 36)],
+}
+
+
+def test_core_rules_end_to_end(monkeypatch: pytest.MonkeyPatch) -> None:
+    from finlint.engine import EngineConfig
+    from finlint.scan import ScanOptions, lint
+
+    monkeypatch.chdir(ROOT)
+    paths = [Path("fixtures/sagemaker-api"), Path("fixtures/demo/sagemaker-api")]
+    result = lint(ScanOptions(paths=paths, engine=EngineConfig(select=CORE)))
+    assert not result.errors
+    found: dict[str, list[tuple[str, int]]] = {}
+    for finding in result.findings:
+        found.setdefault(finding.file, []).append((finding.rule_id, finding.line))
+    assert {f: sorted(v) for f, v in found.items()} == EXPECTED  # good/ files: no finding at all
