@@ -43,6 +43,32 @@ def _policies(policy_dirs: tuple[Path, ...]) -> list[Policy]:
         sys.exit(EXIT_USAGE)
 
 
+def _cost_options(fn: Any) -> Any:
+    """--usage-file, --region, --pricing: shared by `scan` and `cost`."""
+    fn = click.option("--pricing", type=click.Path(path_type=Path, dir_okay=False, exists=True),
+                      help="Overlay your own prices (same format as the embedded snapshot).")(fn)
+    fn = click.option("--region", help="AWS region for prices (default: usage file, else us-east-1).")(fn)
+    return click.option("--usage-file", type=click.Path(path_type=Path, dir_okay=False),
+                        help="Usage assumptions (default: ./finlint-usage.yml when present).")(fn)
+
+
+def _cost_settings(usage_file: Path | None, region: str | None, pricing: Path | None) -> Any:
+    from finlint.cost import CostSettings
+
+    return CostSettings(region=region, pricing_file=pricing, usage_file=usage_file)
+
+
+def _cost_guard(fn: Any) -> Any:
+    """Run ``fn``; a bad usage or pricing file is a usage error (exit 2)."""
+    from finlint.cost import PricingError, UsageFileError
+
+    try:
+        return fn()
+    except (UsageFileError, PricingError) as exc:
+        click.echo(f"finlint: error: {exc}", err=True)
+        sys.exit(EXIT_USAGE)
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="finlint")
 def main() -> None:
@@ -66,6 +92,8 @@ def main() -> None:
 @click.option("--var", "tf_vars", multiple=True, help="Terraform variable NAME=VALUE (repeatable).")
 @click.option("--exit-zero", is_flag=True, help="Always exit 0 on findings (for rollout).")
 @click.option("--color/--no-color", default=None, help="Colour the text output (default: on a terminal).")
+@_cost_options
+@click.option("--max-monthly-usd", type=float, help="Exit 1 when the active findings' total exceeds N/month.")
 def scan(
     paths: tuple[Path, ...],
     fmt: str,
@@ -79,6 +107,10 @@ def scan(
     tf_vars: tuple[str, ...],
     exit_zero: bool,
     color: bool | None,
+    usage_file: Path | None,
+    region: str | None,
+    pricing: Path | None,
+    max_monthly_usd: float | None,
 ) -> None:
     """Scan PATHS (default: .) for costly AI-training configuration."""
     from finlint.reporters import ReportContext, get_reporter
@@ -95,16 +127,17 @@ def scan(
         policy_dirs=list(policy_dir),
         exclude=list(exclude),
         loader_options={"tf_var_files": list(var_file), "tf_vars": _parse_vars(tf_vars)},
+        cost_settings=_cost_settings(usage_file, region, pricing),
     )
-    result = lint(options, policies)
+    result = _cost_guard(lambda: lint(options, policies))
     use_color = (output is None and sys.stdout.isatty()) if color is None else color
-    context = ReportContext(fail_on=fail_on, color=use_color)
+    context = ReportContext(fail_on=fail_on, color=use_color, max_monthly_usd=max_monthly_usd)
     report = get_reporter(fmt).render(result, context)
     if output is not None:
         output.write_text(report, encoding="utf-8")
     else:
         click.echo(report, nl=False)
-    code = result.exit_code(fail_on)
+    code = result.exit_code(fail_on, max_monthly_usd)
     sys.exit(EXIT_OK if exit_zero else code)
 
 
@@ -164,6 +197,46 @@ def rule(rule_id: str, policy_dir: tuple[Path, ...]) -> None:
             return
     click.echo(f"finlint: error: no such rule: {rule_id!r} (see `finlint rules`)", err=True)
     sys.exit(EXIT_USAGE)
+
+
+@main.command("cost")
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--exclude", multiple=True, help="Glob of paths to skip (repeatable).")
+@_cost_options
+def cost_cmd(
+    paths: tuple[Path, ...], fmt: str, exclude: tuple[str, ...], usage_file: Path | None, region: str | None,
+    pricing: Path | None,
+) -> None:
+    """Price the AI-training resources in PATHS (default: .): jobs, notebooks, pools, file systems."""
+    from finlint.cost.breakdown import build_breakdown, render_json, render_text
+    from finlint.scan import ScanOptions, lint
+
+    settings = _cost_settings(usage_file, region, pricing)
+    result = lint(ScanOptions(paths=list(paths) or [Path(".")], exclude=list(exclude)), [])
+    breakdown = _cost_guard(lambda: build_breakdown(result.records, settings))
+    click.echo((render_json if fmt == "json" else render_text)(breakdown), nl=False)
+
+
+@main.group("pricing")
+def pricing_group() -> None:
+    """Manage your price overlay (the embedded snapshot never changes)."""
+
+
+@pricing_group.command("update")
+@click.option("--output", "-o", type=click.Path(path_type=Path, dir_okay=False),
+              default="finlint-pricing.json", show_default=True,
+              help="Overlay file to write or refresh; use it with --pricing.")
+@click.option("--region", "regions", multiple=True, help="Regions to fetch (default: us-east-1, us-west-2).")
+def pricing_update(output: Path, regions: tuple[str, ...]) -> None:
+    """Fetch On-Demand prices from the AWS Price List Query API (needs boto3 and AWS credentials)."""
+    from finlint.cost.pricing_update import update_overlay
+
+    summary = _cost_guard(lambda: update_overlay(output, list(regions) or ["us-east-1", "us-west-2"]))
+    for region, info in summary["regions"].items():
+        missing = ", ".join(info["no_on_demand_price"]) or "-"
+        click.echo(f"{region}: {info['priced']} prices; no On-Demand price: {missing}")
+    click.echo(f"wrote {output} (use it with --pricing {output})")
 
 
 if __name__ == "__main__":  # pragma: no cover

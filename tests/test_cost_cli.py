@@ -1,0 +1,54 @@
+"""CLI wiring of the cost options: `finlint cost`, --max-monthly-usd, --usage-file errors, --region."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from finlint.cli import main
+
+DEMO = "fixtures/demo/sagemaker-api/train-request.json"  # ml.g5.2xlarge x 1, no max runtime (24 h default)
+
+
+def test_cost_breakdown_json() -> None:
+    res = CliRunner().invoke(main, ["cost", DEMO, "--format", "json"])
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.output)
+    (item,) = [i for i in data["resources"] if i["resource"] == "demo-classifier"]
+    assert item["per_run_usd"] == round(1.52 * 1 * 24, 2)  # 36.48
+    assert item["unit_price"]["usd"] == 1.52
+    assert data["total_monthly_usd"] >= 36.48 and data["region"] == "us-east-1"
+
+
+def test_cost_breakdown_text_with_usage(tmp_path: Path) -> None:
+    usage = tmp_path / "u.yml"
+    usage.write_text("defaults:\n  runs_per_month: 10\n  expected_runtime_hours: 3\n")
+    res = CliRunner().invoke(main, ["cost", DEMO, "--usage-file", str(usage)])
+    assert res.exit_code == 0, res.output
+    assert "$45.60" in res.output  # 1.52 x 1 x 3 h x 10 runs
+    assert "Total: $45.60/month" in res.output
+
+
+def test_scan_budget_gate() -> None:
+    runner = CliRunner()
+    over = runner.invoke(main, ["scan", DEMO, "--fail-on", "critical", "--max-monthly-usd", "30"])
+    assert over.exit_code == 1, over.output  # FIN101 risk 1.52 x 24 = $36.48 > $30
+    under = runner.invoke(main, ["scan", DEMO, "--fail-on", "critical", "--max-monthly-usd", "40"])
+    assert under.exit_code == 0, under.output
+
+
+def test_bad_usage_file_exits_2_with_line(tmp_path: Path) -> None:
+    usage = tmp_path / "u.yml"
+    usage.write_text("defaults:\n  runs_per_month: 2\n  runz: 3\n")
+    res = CliRunner().invoke(main, ["scan", DEMO, "--usage-file", str(usage)])
+    assert res.exit_code == 2
+    assert f"{usage}:3: unknown key 'runz'" in res.output
+
+
+def test_region_fallback_is_stated() -> None:
+    res = CliRunner().invoke(main, ["scan", DEMO, "--format", "json", "--region", "eu-west-1"])
+    data = json.loads(res.output)
+    costs = [f["cost"] for f in data["findings"] if f["cost"]]
+    assert costs and "us-east-1 price used for eu-west-1" in costs[0]["basis"]
