@@ -634,3 +634,30 @@ def test_core_rules_end_to_end(monkeypatch: pytest.MonkeyPatch) -> None:
     for finding in result.findings:
         found.setdefault(finding.file, []).append((finding.rule_id, finding.line))
     assert {f: sorted(v) for f, v in found.items()} == EXPECTED  # good/ files: no finding at all
+
+
+@pytest.mark.parametrize("params", [ir.Unknown("Fn::Sub piece"), "${Params}", {"Fn::If": ["C", {}, {}]}])
+def test_asl_unresolvable_parameters_make_every_field_unknown(params: Any) -> None:
+    asl = {
+        "StartAt": "Train",
+        "States": {
+            "Train": {
+                "Type": "Task",
+                "Resource": "arn:aws:states:::sagemaker:createTrainingJob.sync",
+                "Parameters": params,
+                "End": True,
+            }
+        },
+    }
+    (job,) = sm.training_jobs_from_asl(asl, DocContext(file="t.yaml"), fallback_line=3)
+    assert isinstance(job.max_runtime_s, ir.Unknown)  # never "missing": FIN101 must stay silent
+    assert isinstance(job.spot, ir.Unknown) and isinstance(job.instance_type, ir.Unknown)
+
+
+def test_pipeline_step_with_function_arguments_is_unknown() -> None:
+    doc = {
+        "Version": "2020-12-01",
+        "Steps": [{"Name": "T", "Type": "Training", "Arguments": {"Get": "Steps.X"}}],
+    }
+    (job,) = sm.load(doc, DocContext(file="p.json")).records
+    assert isinstance(job, ir.TrainingJob) and isinstance(job.max_runtime_s, ir.Unknown)

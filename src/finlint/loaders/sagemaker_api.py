@@ -419,14 +419,22 @@ def _state_span(reader: _Reader, states: Any, name: str, state: Any, parent_line
 
 
 def _task_request(reader: _Reader, state: Mapping[str, Any], line: int) -> tuple[Any, str]:
-    """The request object of a Task and its dialect (Arguments for JSONata, Parameters otherwise)."""
-    if reader.dialect == "jsonata":
-        args = state.get("Arguments")
-        if isinstance(args, str):
-            return ir.Unknown(f"Arguments is a JSONata expression: {args:.60}"), "Arguments"
-        return (args if isinstance(args, Mapping) else None), "Arguments"
-    params = state.get("Parameters")
-    return (params if isinstance(params, Mapping) else None), "Parameters"
+    """The request object of a Task (Arguments for JSONata, Parameters otherwise).
+
+    Absent -> None (the request has no fields); an expression or a value another loader could
+    not resolve (an ``ir.Unknown`` from a CloudFormation substitution) -> Unknown.
+    """
+    key = "Arguments" if reader.dialect == "jsonata" else "Parameters"
+    value = state.get(key)
+    if value is None or isinstance(value, ir.Unknown):
+        return value, key
+    if isinstance(value, Mapping):
+        if _is_intrinsic(value):
+            return ir.Unknown(f"{key} is an expression ({next(iter(value))})"), key
+        return value, key
+    if isinstance(value, str):
+        return ir.Unknown(f"{key} is an expression: {value:.60}"), key
+    return ir.Unknown(f"{key} is not an object ({type(value).__name__})"), key
 
 
 def _asl_states(
@@ -607,7 +615,7 @@ def _pipeline_steps(
             result.records.append(
                 _build_job(
                     reader,
-                    args if isinstance(args, Mapping) else None,
+                    _step_arguments(args),
                     launcher="pipeline-step",
                     address=f"{prefix}{label}",
                     source_format="sagemaker-pipeline",
@@ -616,6 +624,13 @@ def _pipeline_steps(
             )
         elif kind == "Tuning" and isinstance(args, Mapping):
             result.records.extend(_tuning_jobs(reader, args, args_line, f"{prefix}{label}", location))
+
+
+def _step_arguments(args: Any) -> Any:
+    """A Training step's request: absent -> None; not a plain object -> Unknown (never 'missing')."""
+    if args is None or (isinstance(args, Mapping) and not _is_intrinsic(args)):
+        return args
+    return args if isinstance(args, ir.Unknown) else ir.Unknown("step Arguments is not a plain object")
 
 
 def _tuning_jobs(
