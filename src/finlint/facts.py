@@ -212,8 +212,10 @@ def _fits_limits(spec: catalog.InstanceSpec, limits: dict[str, Any]) -> Any:
 
 def _karpenter_exposure(pool: ComputePool, families: list[str]) -> Any:
     types = admitted_types(pool, families)
-    if is_unknown(types) or not types:
-        return types or None
+    if is_unknown(types):
+        return types
+    if not types:
+        return None
     req_line = pool.line_of("requirements") or pool.location.line
     limits = pool.limits
     if is_unknown(limits):

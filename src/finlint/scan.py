@@ -150,7 +150,7 @@ def load_structured(path: Path, display: str, text: str, options: dict[str, Any]
     from finlint.yamlload import YamlLoadError, load_all
 
     result = LoadResult()
-    is_json = path.suffix == ".json" or text.lstrip().startswith(("{", "["))
+    is_json = path.suffix == ".json"
     try:
         docs = load_all(text, is_json=is_json)
     except YamlLoadError as exc:

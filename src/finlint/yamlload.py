@@ -12,6 +12,7 @@ alias bombs before anyone walks a document.
 from __future__ import annotations
 
 import re
+import json
 from typing import Any, Iterator
 
 import yaml
@@ -145,6 +146,14 @@ def load_all(text: str, is_json: bool = False) -> list[Any]:
     a JSON string must be escaped, so this cannot change a value).
     """
     if is_json:
+        # JSON is stricter than YAML's flow style (`"b": }` is valid YAML): check it with the
+        # C JSON parser first, so a broken .json file is reported as broken JSON, with its line.
+        try:
+            json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise YamlLoadError(f"invalid JSON: {exc.msg}", exc.lineno) from exc
+        except RecursionError as exc:
+            raise YamlLoadError("document is nested too deeply to load", 1) from exc
         text = text.replace("\t", " ")
     loader = LineLoader(text)
     loader.source_lines = re.split("\r\n|\r|\n", text)

@@ -1,0 +1,94 @@
+"""Bad input: one clear FIN000 with file:line per broken file, the scan goes on, no traceback."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import scan_paths
+
+GOOD_REQUEST = """{
+  "TrainingJobName": "x",
+  "RoleArn": "arn:aws:iam::111122223333:role/R",
+  "ResourceConfig": {"InstanceType": "ml.g5.2xlarge", "InstanceCount": 1, "VolumeSizeInGB": 50}
+}
+"""
+
+
+def errors_by_file(tmp_path: Path) -> dict[str, tuple[int, str]]:
+    result = scan_paths([tmp_path])
+    fin000 = {Path(f.file).name: (f.line, f.message) for f in result.findings if f.rule_id == "FIN000"}
+    # the good file next to the broken ones is still scanned
+    assert any(f.rule_id == "FIN101" for f in result.findings)
+    return fin000
+
+
+def test_malformed_yaml_json_and_binary(tmp_path: Path) -> None:
+    (tmp_path / "good.json").write_text(GOOD_REQUEST)
+    (tmp_path / "bad.yaml").write_text("kind: Pod\nmetadata:\n  name: [x\n")
+    (tmp_path / "bad.json").write_text('{\n  "a": 1,\n  "b": \n}\n')
+    (tmp_path / "blob.yaml").write_bytes(b"\x00\x01\x02binary")
+    (tmp_path / "latin1.yml").write_bytes(b"name: caf\xe9\n")
+    errs = errors_by_file(tmp_path)
+    assert errs["bad.yaml"][0] == 4 and "invalid YAML" in errs["bad.yaml"][1]
+    assert errs["bad.json"][0] == 4 and "invalid JSON" in errs["bad.json"][1]
+    assert "binary" in errs["blob.yaml"][1]
+    assert "UTF-8" in errs["latin1.yml"][1]
+
+
+def test_alias_bomb_is_rejected_fast(tmp_path: Path) -> None:
+    (tmp_path / "good.json").write_text(GOOD_REQUEST)
+    lines = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    for prev, cur in zip("abcdefgh", "bcdefghi"):
+        lines.append(f"{cur}: &{cur} [" + ",".join([f"*{prev}"] * 9) + "]")
+    (tmp_path / "bomb.yaml").write_text("\n".join(lines) + "\n")
+    errs = errors_by_file(tmp_path)
+    assert "alias bomb" in errs["bomb.yaml"][1]
+
+
+def test_deeply_nested_document(tmp_path: Path) -> None:
+    (tmp_path / "good.json").write_text(GOOD_REQUEST)
+    (tmp_path / "deep.json").write_text("[" * 5000 + "]" * 5000)
+    errs = errors_by_file(tmp_path)
+    assert "nested too deeply" in errs["deep.json"][1]
+
+
+def test_helm_template_is_a_notice_not_an_error(tmp_path: Path) -> None:
+    (tmp_path / "good.json").write_text(GOOD_REQUEST)
+    (tmp_path / "nodepool.yaml").write_text(
+        "apiVersion: karpenter.sh/v1\nkind: NodePool\n{{- if .Values.gpu }}\nmetadata:\n  name: gpu\n{{- end }}\n"
+    )
+    result = scan_paths([tmp_path])
+    assert not [f for f in result.findings if f.rule_id == "FIN000"]
+    assert len(result.notices) == 1 and "template" in result.notices[0].message
+
+
+def test_huge_file_is_skipped_with_a_reason(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import finlint.scan
+
+    monkeypatch.setattr(finlint.scan, "MAX_FILE_BYTES", 1000)
+    (tmp_path / "good.json").write_text(GOOD_REQUEST)
+    (tmp_path / "big.yaml").write_text("a: " + "x" * 2000 + "\n")
+    assert "too large" in errors_by_file(tmp_path)["big.yaml"][1]
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX symlinks and permissions")
+def test_symlink_loop_and_unreadable_file(tmp_path: Path) -> None:
+    (tmp_path / "good.json").write_text(GOOD_REQUEST)
+    os.symlink(tmp_path, tmp_path / "loop")  # a directory link back to the root: never followed
+    os.symlink(tmp_path / "self.yaml", tmp_path / "self.yaml")  # a file link to itself
+    secret = tmp_path / "secret.yaml"
+    secret.write_text("a: 1\n")
+    secret.chmod(0)
+    errs = errors_by_file(tmp_path)
+    assert "self.yaml" in errs
+    if os.geteuid() != 0:  # root can read anything
+        assert "cannot read" in errs["secret.yaml"][1]
+
+
+def test_missing_path_is_reported(tmp_path: Path) -> None:
+    result = scan_paths([tmp_path / "nope"])
+    assert result.errors and "no such file" in result.errors[0].message
