@@ -103,3 +103,13 @@ def test_spot_discount_from_usage_per_resource_glob() -> None:
 def test_unpriced_type() -> None:
     c = cost(job(instance_type="ml.trn1n.32xlarge"), USAGE)
     assert c.monthly_usd is None and c.reason and "ml.trn1n.32xlarge" in c.reason
+
+
+def test_default_runtime_is_not_capped_by_itself() -> None:
+    """max_wait == max_run (common) with T defaulting to that cap: both runs would end together."""
+    c = cost(job(instance_count=8, max_wait_s=86400))
+    lam = 8 * math.log(1 / 0.8) / 730
+    e0 = (math.exp(lam * 24) - 1) / lam
+    ec = 96 * (math.exp(lam * 0.25) - 1) / lam
+    assert c.per_run_usd == pytest.approx((e0 - ec) * 8 * SPOT_P5, rel=1e-9)
+    assert c.per_run_usd > 0 and "uncapped" in c.basis

@@ -2,9 +2,11 @@
 
 Interruptions are Poisson with rate L = instances x per-instance rate. A job needing T hours of
 uninterrupted work that restarts from zero takes E0 = (e^(L*T) - 1)/L hours on average; with a
-checkpoint every c hours it takes Ec = (T/c) x (e^(L*c) - 1)/L. Both are capped by the max-wait
-(else max-runtime) cap. Per run = (min(E0, cap) - min(Ec, cap)) x instances x spot price, where
-spot price = On-Demand x (1 - spot discount). Per month = per run x runs per month.
+checkpoint every c hours it takes Ec = (T/c) x (e^(L*c) - 1)/L. When the usage file gives the
+expected runtime, both are capped by max wait (else the runtime cap); when T defaults to the
+runtime cap, they are not (capping would end both runs together).
+Per run = (min(E0, cap) - min(Ec, cap)) x instances x spot price, where spot price = On-Demand x
+(1 - spot discount). Per month = per run x runs per month.
 
 FIN202 (checkpoints synced from a local path the script may not write to) uses the same figure:
 if the script writes elsewhere, SageMaker uploads nothing and every restart begins from zero.
@@ -75,12 +77,15 @@ def _price(finding: Finding, ctx: CostContext, local_path: bool) -> Cost:
         work_h, work_how = runtime_s / 3600.0, f"the job runs to its cap: {runtime_how}"
     else:
         return unpriced(KIND, "no expected runtime: set expected_runtime_hours in the usage file")
-    if known(job.max_wait_s):
+    if expected is None:
+        # T is the cap itself: capping would end both runs together and hide the difference.
+        cap_h, cap_how = math.inf, "uncapped because T is assumed to be the runtime cap"
+    elif known(job.max_wait_s):
         cap_h, cap_how = int(job.max_wait_s) / 3600.0, "MaxWaitTimeInSeconds"  # type: ignore[arg-type]
     elif runtime_s is not None:
         cap_h, cap_how = runtime_s / 3600.0, "the runtime cap (no max wait known)"
     else:
-        cap_h, cap_how = math.inf, "none known"
+        cap_h, cap_how = math.inf, "no cap known"
 
     per_instance, rate_how = hourly_interruption_rate(params)
     rate = n * per_instance
@@ -96,7 +101,7 @@ def _price(finding: Finding, ctx: CostContext, local_path: bool) -> Cost:
     runs, runs_how = runs_per_month(job, params)
     monthly = per_run * runs
 
-    cap_text = "no cap known" if math.isinf(cap_h) else f"capped at {num(round(cap_h, 4))} h ({cap_how})"
+    cap_text = cap_how if math.isinf(cap_h) else f"capped at {num(round(cap_h, 4))} h ({cap_how})"
     over = " (exceeds the cap: the run likely ends unfinished)" if e0 > cap_h else ""
     lead = (
         "If the script writes checkpoints outside the synced local path, restarts begin from zero. "
