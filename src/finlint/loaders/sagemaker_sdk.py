@@ -1,0 +1,356 @@
+"""SageMaker Python SDK launches in ``.py`` files and ``.ipynb`` notebooks -> ``TrainingJob`` records.
+
+The code is read with ``ast`` and a small abstract interpreter (``sagemaker_sdk_interp``); it
+is never imported or run (importing the SDK takes seconds, constructing a trainer calls AWS,
+and user code may do anything). Files that mention neither ``sagemaker`` nor
+``create_training_job`` are skipped after a substring test, so unrelated code costs nothing.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import warnings
+from pathlib import Path
+from typing import Any, Callable
+
+from finlint.ir import LoadError, LoadResult, Location, Notice, Record, TrainingJob, Unknown
+from finlint.loaders import DocContext
+from finlint.loaders.sagemaker_sdk_launch import Launch, SdkInterpreter
+from finlint.loaders.sagemaker_sdk_values import DictVal, PartialStr
+from finlint.yamlload import LineDict, LineList, YamlLoadError, load_all
+
+FORMAT = "sagemaker-python"
+MARKERS = ("sagemaker", "create_training_job")
+
+INT_FIELDS = ("instance_count", "max_runtime_s", "max_wait_s", "keep_alive_s", "volume_size_gb")
+STR_FIELDS = ("instance_type", "checkpoint_s3_uri", "checkpoint_local_path", "training_plan")
+
+#: Cell magics whose body is still Python (the first line is dropped, the rest parsed).
+PYTHON_CELL_MAGICS = ("%%time", "%%timeit", "%%capture", "%%prun")
+
+LineMap = Callable[[int], int]
+
+#: How the SDK treats a missing max runtime (the FIN101 message names it).
+DEFAULT_NOTES = {
+    "sdk-estimator": "the SageMaker SDK Estimator default max_run of 86,400 s (24 h) applies",
+    "sdk-remote": "the @remote default max_runtime_in_seconds of 86,400 s (24 h) applies",
+    "sdk-model-trainer": "the ModelTrainer default stopping condition of 3,600 s (1 h) applies",
+}
+
+
+def mentions_sagemaker(text: str) -> bool:
+    """The cheap pre-filter: only files naming SageMaker are parsed at all."""
+    return any(marker in text for marker in MARKERS)
+
+
+def load_file(path: Path, display: str, text: str, options: dict[str, Any]) -> LoadResult:
+    """Entry point for ``.py`` and ``.ipynb`` files (see finlint.loaders)."""
+    if not mentions_sagemaker(text):
+        return LoadResult()
+    result = LoadResult()
+    try:
+        if path.suffix == ".ipynb":
+            parsed = _parse_notebook(text, display, result)
+        else:
+            parsed = _parse_python(text, display, result)
+        if parsed is None:
+            return result
+        tree, line_map = parsed
+        _analyse(tree, line_map, path, display, text, options, result)
+    except (RecursionError, MemoryError):
+        result.errors.append(LoadError(display, 1, "file is nested too deeply to analyse"))
+    return result
+
+
+# -- parsing -------------------------------------------------------------------------------
+def _parse_python(text: str, display: str, result: LoadResult) -> tuple[ast.Module, LineMap] | None:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # SyntaxWarning for odd escapes is not our business
+            tree = ast.parse(text, filename=display)
+    except SyntaxError as exc:
+        result.errors.append(LoadError(display, exc.lineno or 1, f"invalid Python: {exc.msg}"))
+        return None
+    except ValueError as exc:  # source code string cannot contain null bytes
+        result.errors.append(LoadError(display, 1, f"invalid Python: {exc}"))
+        return None
+    return tree, _identity
+
+
+def _identity(line: int) -> int:
+    return line
+
+
+def _parse_notebook(text: str, display: str, result: LoadResult) -> tuple[ast.Module, LineMap] | None:
+    """Code cells as one module in cell order; module line -> the .ipynb line of that source line."""
+    try:
+        docs = load_all(text, is_json=True)
+    except YamlLoadError as exc:
+        result.errors.append(LoadError(display, exc.line, f"invalid notebook: {exc.message}"))
+        return None
+    notebook = docs[0] if docs else None
+    cells = notebook.get("cells") if isinstance(notebook, dict) else None
+    if cells is None and isinstance(notebook, dict):  # nbformat 3
+        sheets = notebook.get("worksheets")
+        if isinstance(sheets, list) and sheets and isinstance(sheets[0], dict):
+            cells = sheets[0].get("cells")
+    if not isinstance(cells, list):
+        result.errors.append(LoadError(display, 1, "invalid notebook: no 'cells' list"))
+        return None
+    module = ast.Module(body=[], type_ignores=[])
+    file_lines: list[int] = [1]  # index = module line (1-based); [0] unused
+    for index, cell in enumerate(cells):
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+            continue
+        key = "source" if "source" in cell else "input"
+        lines, lines_at = _cell_lines(cell.get(key), cell, key)
+        if not lines:
+            continue
+        source = _strip_magics(lines)
+        if source is None:
+            continue  # %%bash, %%writefile...: not Python
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                tree = ast.parse(source)
+        except (SyntaxError, ValueError) as exc:
+            line = getattr(exc, "lineno", None) or 1
+            at = lines_at[min(max(line, 1), len(lines_at)) - 1]
+            msg = getattr(exc, "msg", str(exc))
+            note = f"notebook cell {index + 1} skipped: not valid Python ({msg})"
+            result.notices.append(Notice(display, at, note))
+            continue
+        offset = len(file_lines) - 1
+        ast.increment_lineno(tree, offset)
+        module.body.extend(tree.body)
+        file_lines.extend(lines_at)
+    last = len(file_lines) - 1
+
+    def line_map(line: int) -> int:
+        return file_lines[min(max(line, 1), last)] if last else 1
+
+    return module, line_map
+
+
+def _cell_lines(source: Any, cell: Any, key: str) -> tuple[list[str], list[int]]:
+    """A cell's source lines and the notebook file line of each."""
+    fallback = cell.line_of(key) if isinstance(cell, LineDict) else 1
+    if isinstance(source, str):
+        lines = source.split("\n")
+        return lines, [fallback] * len(lines)
+    if not isinstance(source, list):
+        return [], []
+    out: list[str] = []
+    at: list[int] = []
+    for i, item in enumerate(source):
+        if not isinstance(item, str):
+            continue
+        where = source.line_of(i) if isinstance(source, LineList) else fallback
+        parts = item.split("\n")
+        if parts and parts[-1] == "" and len(parts) > 1:
+            parts.pop()
+        for part in parts:
+            out.append(part)
+            at.append(where)
+    return out, at
+
+
+_MAGIC = re.compile(r"^(\s*)[!%]")
+
+
+def _strip_magics(lines: list[str]) -> str | None:
+    """IPython syntax -> Python with the same line count, or None for a non-Python cell."""
+    first = next((ln.strip() for ln in lines if ln.strip()), "")
+    out = list(lines)
+    if first.startswith("%%"):
+        if first.split()[0] not in PYTHON_CELL_MAGICS:
+            return None
+        idx = next(i for i, ln in enumerate(lines) if ln.strip())
+        out[idx] = ""
+    for i, line in enumerate(out):
+        match = _MAGIC.match(line)
+        if match:
+            out[i] = match.group(1) + "pass"  # !pip install ..., %matplotlib inline
+    return "\n".join(out) + "\n"
+
+
+# -- analysis ------------------------------------------------------------------------------
+def _analyse(
+    tree: ast.Module,
+    line_map: LineMap,
+    path: Path,
+    display: str,
+    text: str,
+    options: dict[str, Any],
+    result: LoadResult,
+) -> None:
+    is_test_file = path.name.startswith("test_") or path.stem.endswith("_test") or path.name == "conftest.py"
+    interp = SdkInterpreter(is_test_file=is_test_file)
+    interp.run_module(tree)
+    for line, message in interp.notices:
+        result.notices.append(Notice(display, line_map(line), message))
+    launches = sorted(
+        (la for la in interp.launches if la.skip is None), key=lambda la: (la.line, la.end_line)
+    )
+    seen: dict[str, int] = {}
+    ctx = DocContext(file=display, lines=text.splitlines(), options=options)
+    for launch in launches:
+        base = f"{path.stem}:{launch.name}"
+        seen[base] = seen.get(base, 0) + 1
+        address = base if seen[base] == 1 else f"{base}#{seen[base]}"
+        record = _to_record(launch, address, display, line_map, ctx, result)
+        if record is not None:
+            result.records.append(record)
+
+
+def _to_record(
+    launch: Launch, address: str, display: str, line_map: LineMap, ctx: DocContext, result: LoadResult
+) -> Record | None:
+    location = Location(display, line_map(launch.line), line_map(launch.end_line))
+    extra: dict[str, Any] = {"sdk_class": launch.sdk_class, **launch.extra}
+    if launch.default_runtime is not None:  # named in FIN101's message, also for pipeline steps
+        extra["default_note"] = DEFAULT_NOTES.get(launch.sdk_kind, DEFAULT_NOTES["sdk-estimator"])
+    if launch.request is not None:
+        return _api_record(launch, address, location, extra, line_map, ctx, result)
+    values: dict[str, Any] = {}
+    attr_lines: dict[str, int] = {}
+    for ir_field, (value, line) in launch.fields.items():
+        converted = _ir_value(ir_field, value)
+        if converted is None:
+            continue
+        values[ir_field] = converted
+        attr_lines[ir_field] = line_map(line)
+    if launch.runs is not None:
+        runs = _ir_value("instance_count", launch.runs[0])
+        values["runs_multiplier"] = 1 if runs is None else runs
+        attr_lines["runs_multiplier"] = line_map(launch.runs[1])
+    spot = values.get("spot")
+    if isinstance(spot, Unknown) and "checkpoint_s3_uri" not in values and not _from_kwargs(spot):
+        # Spot on a flag, no checkpoint on any branch: a real bug whenever the flag is on.
+        extra["spot_conditional"] = spot.reason
+        values["spot"] = True
+    return TrainingJob(
+        address=address,
+        location=location,
+        source_format=FORMAT,
+        attr_lines=attr_lines,
+        name=extra.get("job_name"),
+        extra=extra,
+        launcher=launch.launcher,
+        max_runtime_default_s=launch.default_runtime,
+        **values,
+    )
+
+
+def _from_kwargs(value: Unknown) -> bool:
+    return "kwargs" in value.reason or "may come from" in value.reason or "**" in value.reason
+
+
+def _ir_value(ir_field: str, value: Any) -> Any:
+    """An interpreter value -> what the IR field holds (None, a typed value or Unknown)."""
+    if value is None or isinstance(value, Unknown):
+        return value
+    if ir_field in INT_FIELDS:
+        if isinstance(value, bool):
+            return Unknown(f"{value!r} is not a number")
+        if isinstance(value, int):
+            return value
+        if isinstance(value, float) and value.is_integer():
+            return int(value)
+        if isinstance(value, str) and value.strip().isdigit():
+            return int(value)
+        return Unknown(f"{_shown(value)} is not a number")
+    if ir_field == "spot":
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, int):
+            return bool(value)
+        return Unknown(f"{_shown(value)} is not a boolean")
+    if ir_field in STR_FIELDS:
+        if isinstance(value, str):
+            return value
+        if isinstance(value, PartialStr):
+            if ir_field == "checkpoint_s3_uri":
+                return value.template  # present; only its presence matters to the rules
+            return Unknown(f"partly dynamic string {value.template!r}")
+        return Unknown(f"{_shown(value)} is not a string")
+    return value
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, (int, float, str)):
+        return repr(value)
+    return type(value).__name__
+
+
+# -- boto3 create_training_job -------------------------------------------------------------
+#: Keys the rules read, filled with Unknown when a request dict may hold more than we see.
+_REQUEST_KEYS: dict[tuple[str, ...], tuple[str, ...]] = {
+    (): ("ResourceConfig", "StoppingCondition", "EnableManagedSpotTraining", "CheckpointConfig"),
+    ("ResourceConfig",): ("InstanceType", "InstanceCount", "VolumeSizeInGB", "KeepAlivePeriodInSeconds"),
+    ("StoppingCondition",): ("MaxRuntimeInSeconds", "MaxWaitTimeInSeconds"),
+    ("CheckpointConfig",): ("S3Uri", "LocalPath"),
+}
+
+
+def _api_record(
+    launch: Launch,
+    address: str,
+    location: Location,
+    extra: dict[str, Any],
+    line_map: LineMap,
+    ctx: DocContext,
+    result: LoadResult,
+) -> Record | None:
+    try:
+        from finlint.loaders.sagemaker_api import training_job_from_request
+    except ImportError:
+        result.notices.append(
+            Notice(location.file, location.line, "create_training_job not analysed: API loader unavailable")
+        )
+        return None
+    assert launch.request is not None
+    request = _to_request(launch.request, line_map, ())
+    record = training_job_from_request(
+        request,
+        ctx,
+        launcher="api-request",
+        address=address,
+        source_format=FORMAT,
+        fallback_line=location.line,
+    )
+    if record is None:
+        return None
+    merged = {**dict(getattr(record, "extra", {}) or {}), **extra}
+    return record.with_changes(location=location, extra=merged)
+
+
+def _to_request(value: Any, line_map: LineMap, path: tuple[str, ...]) -> Any:
+    """Interpreter values -> plain data with lines (LineDict/LineList), Unknown where unresolved."""
+    if isinstance(value, DictVal):
+        out = LineDict()
+        out.line = line_map(value.line)
+        out.end_line = line_map(value.end_line or value.line)
+        out.key_lines = {}
+        for key, (item, line) in value.entries.items():
+            out[key] = _to_request(item, line_map, (*path, str(key)))
+            out.key_lines[key] = line_map(line)
+        if value.open:
+            for key in _REQUEST_KEYS.get(path, ()):
+                if key not in out:
+                    out[key] = Unknown("the request dict may hold more keys than are visible")
+                    out.key_lines[key] = out.line
+        return out
+    if isinstance(value, tuple):
+        items = LineList(_to_request(v, line_map, path) for v in value)
+        items.line = items.end_line = 0
+        items.item_lines = []
+        return items
+    if isinstance(value, PartialStr):
+        if path[-2:] == ("CheckpointConfig", "S3Uri"):
+            return value.template
+        return Unknown(f"partly dynamic string {value.template!r}")
+    if value is None or isinstance(value, (bool, int, float, str, Unknown)):
+        return value
+    return Unknown(f"{type(value).__name__} is not known statically")

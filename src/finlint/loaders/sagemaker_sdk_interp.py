@@ -1,0 +1,682 @@
+"""A small abstract interpreter over a module's ``ast``: scopes, statements in order, branches.
+
+Why: "names bound once" is not enough for real launch scripts (``kwargs["max_run"] = ...``
+after ``kwargs = dict(...)``, helpers that return an estimator, argparse in ``parse_args()``).
+Statements run in source order; an ``if`` whose test is unknown runs both branches and merges
+(a name assigned differently becomes Unknown); loops run once. Functions are walked lazily at
+their first call (so they see the module state of that moment) and otherwise at the end, each
+exactly once. The SDK-specific meaning of calls lives in a subclass (``sagemaker_sdk_launch``).
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+from dataclasses import dataclass, field
+from typing import Any
+
+from finlint.ir import Unknown
+from finlint.loaders.sagemaker_sdk_values import (
+    CallArgs,
+    ConfigVal,
+    DictVal,
+    NamespaceVal,
+    PartialStr,
+    Ref,
+    fold_binop,
+    fold_compare,
+    is_known_scalar,
+    merge,
+    partial_template,
+    same,
+)
+
+_BUILTINS = frozenset(dir(builtins))
+
+
+class Scope:
+    """Names visible in a module, class or function body; lookups fall back to the parent."""
+
+    def __init__(self, parent: Scope | None, kind: str, name: str) -> None:
+        self.parent = parent
+        self.kind = kind  # module | class | function
+        self.name = name
+        self.vars: dict[str, Any] = {}
+
+    def lookup(self, name: str) -> Any:
+        scope: Scope | None = self
+        while scope is not None:
+            if name in scope.vars:
+                return scope.vars[name]
+            scope = scope.parent
+            while scope is not None and scope.kind == "class":
+                scope = scope.parent  # class bodies are not visible from methods
+        raise KeyError(name)
+
+
+@dataclass(eq=False)
+class FuncVal:
+    """A function defined in the file; its body is walked once, its return value remembered."""
+
+    node: ast.FunctionDef | ast.AsyncFunctionDef
+    parent: Scope
+    context: tuple[str, ...]  # enclosing function / class names
+    is_test: bool
+    state: str = "pending"  # pending | running | done
+    returns: list[Any] = field(default_factory=list)
+    result: Any = None
+
+
+@dataclass(eq=False)
+class ClassVal:
+    """A class defined in the file (its body's constants are readable as ``Class.NAME``)."""
+
+    name: str
+    scope: Scope
+    sdk_base: Ref | None = None  # an SDK class it extends (``class MyEstimator(PyTorch)``)
+
+
+class Interpreter:
+    """Walks a module; subclasses give meaning to calls via :meth:`model_call`."""
+
+    def __init__(self, is_test_file: bool = False) -> None:
+        self.pending: list[FuncVal] = []
+        self.context: list[str] = []  # enclosing function/class names
+        self.in_test = is_test_file
+        self.loop_depth = 0
+        self.target_name: str | None = None  # name the current statement assigns to
+        self.current_func: FuncVal | None = None
+
+    # -- entry -------------------------------------------------------------------------
+    def run_module(self, tree: ast.Module) -> Scope:
+        module = Scope(None, "module", "<module>")
+        self.exec_block(tree.body, module)
+        while self.pending:
+            func = self.pending.pop(0)
+            if func.state == "pending":
+                self.walk_function(func)
+        return module
+
+    # -- hooks for subclasses ------------------------------------------------------------
+    def model_call(
+        self, callee: Any, method: str | None, args: CallArgs, node: ast.Call, scope: Scope
+    ) -> Any:
+        """Meaning of a call: ``callee`` is the evaluated function (or receiver when
+        ``method`` is set). Return ``NotImplemented`` to fall back to the generic handling."""
+        return NotImplemented
+
+    def on_function(self, func: FuncVal, decorators: list[tuple[Any, ast.expr]]) -> None:
+        """Called when a ``def`` is executed, with its evaluated decorators."""
+
+    # -- statements ----------------------------------------------------------------------
+    def exec_block(self, stmts: list[ast.stmt], scope: Scope) -> None:
+        for stmt in stmts:
+            try:
+                self.exec_stmt(stmt, scope)
+            except RecursionError:
+                continue  # absurdly nested expression: skip the statement, keep going
+
+    def exec_stmt(self, stmt: ast.stmt, scope: Scope) -> None:  # noqa: C901 - a dispatch table
+        if isinstance(stmt, ast.Assign):
+            value = self.eval_named(stmt.value, scope, _target_name(stmt.targets[0]))
+            for target in stmt.targets:
+                self.bind(target, value, scope, stmt.value)
+        elif isinstance(stmt, ast.AnnAssign):
+            if stmt.value is not None:
+                value = self.eval_named(stmt.value, scope, _target_name(stmt.target))
+                self.bind(stmt.target, value, scope, stmt.value)
+        elif isinstance(stmt, ast.AugAssign):
+            current = self.eval(stmt.target, scope) if isinstance(stmt.target, ast.Name) else Unknown()
+            right = self.eval(stmt.value, scope)
+            value = fold_binop(type(stmt.op).__name__, current, right, _text(stmt))
+            self.bind(stmt.target, value, scope, stmt.value)
+        elif isinstance(stmt, ast.Expr):
+            self.eval(stmt.value, scope)
+        elif isinstance(stmt, ast.If):
+            self.exec_if(stmt, scope)
+        elif isinstance(stmt, (ast.For, ast.AsyncFor)):
+            self.eval(stmt.iter, scope)
+            self.exec_loop(stmt.body, stmt.orelse, scope, stmt.target)
+        elif isinstance(stmt, ast.While):
+            self.eval(stmt.test, scope)
+            self.exec_loop(stmt.body, stmt.orelse, scope, None)
+        elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+            for item in stmt.items:
+                name = _target_name(item.optional_vars) if item.optional_vars is not None else None
+                value = self.eval_named(item.context_expr, scope, name)
+                if item.optional_vars is not None:
+                    self.bind(item.optional_vars, value, scope, item.context_expr)
+            self.exec_block(stmt.body, scope)
+        elif isinstance(stmt, ast.Try) or type(stmt).__name__ == "TryStar":
+            self.exec_try(stmt, scope)
+        elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            self.exec_def(stmt, scope)
+        elif isinstance(stmt, ast.ClassDef):
+            self.exec_class(stmt, scope)
+        elif isinstance(stmt, ast.Return):
+            value = self.eval_named(stmt.value, scope, None) if stmt.value is not None else None
+            if self.current_func is not None:
+                self.current_func.returns.append(value)
+        elif isinstance(stmt, ast.Import):
+            for alias in stmt.names:
+                if alias.asname:
+                    scope.vars[alias.asname] = Ref(alias.name)
+                else:
+                    top = alias.name.split(".", 1)[0]
+                    scope.vars[top] = Ref(top)
+        elif isinstance(stmt, ast.ImportFrom):
+            base = "." * stmt.level + (stmt.module or "")
+            for alias in stmt.names:
+                if alias.name != "*":
+                    scope.vars[alias.asname or alias.name] = Ref(f"{base}.{alias.name}")
+        elif isinstance(stmt, ast.Delete):
+            for target in stmt.targets:
+                if isinstance(target, ast.Name):
+                    scope.vars.pop(target.id, None)
+        elif isinstance(stmt, ast.Match):
+            self.eval(stmt.subject, scope)
+            self.exec_branches([case.body for case in stmt.cases] + [[]], scope, "match statement")
+        else:  # Raise, Assert, Global, Pass, Break, ...: evaluate expressions for launches
+            for child in ast.iter_child_nodes(stmt):
+                if isinstance(child, ast.expr):
+                    self.eval(child, scope)
+
+    def exec_if(self, stmt: ast.If, scope: Scope) -> None:
+        test = self.eval(stmt.test, scope)
+        if is_known_scalar(test) or isinstance(test, (tuple, DictVal)):
+            self.exec_block(stmt.body if _truthy(test) else stmt.orelse, scope)
+            return
+        self.exec_branches(
+            [stmt.body, stmt.orelse], scope, f"assigned differently under `if {_text(stmt.test)}`"
+        )
+
+    def exec_branches(self, bodies: list[list[ast.stmt]], scope: Scope, reason: str) -> None:
+        saved = dict(scope.vars)
+        results: list[dict[str, Any]] = []
+        for body in bodies:
+            scope.vars = dict(saved)
+            self.exec_block(body, scope)
+            results.append(scope.vars)
+        scope.vars = _merge_vars(results, reason)
+
+    def exec_loop(
+        self, body: list[ast.stmt], orelse: list[ast.stmt], scope: Scope, target: ast.expr | None
+    ) -> None:
+        saved = dict(scope.vars)
+        if target is not None:
+            self.bind(target, Unknown("loop variable"), scope, None)
+        self.loop_depth += 1
+        try:
+            self.exec_block(body, scope)
+        finally:
+            self.loop_depth -= 1
+        scope.vars = _merge_vars([saved, scope.vars], "assigned in a loop")
+        self.exec_block(orelse, scope)
+
+    def exec_try(self, stmt: Any, scope: Scope) -> None:
+        self.exec_block(stmt.body, scope)
+        bodies = [h.body for h in stmt.handlers] + [stmt.orelse]
+        self.exec_branches(bodies, scope, "assigned differently in try/except")
+        self.exec_block(stmt.finalbody, scope)
+
+    def exec_def(self, stmt: ast.FunctionDef | ast.AsyncFunctionDef, scope: Scope) -> None:
+        decorators = [(self.eval(d, scope), d) for d in stmt.decorator_list]
+        for arg in stmt.args.defaults + [d for d in stmt.args.kw_defaults if d is not None]:
+            self.eval(arg, scope)
+        is_test = (
+            self.in_test
+            or stmt.name.startswith("test")
+            or any(_text(d).split("(")[0].endswith("fixture") for _, d in decorators)
+        )
+        func = FuncVal(stmt, scope, tuple(self.context), is_test)
+        scope.vars[stmt.name] = func
+        self.pending.append(func)
+        self.on_function(func, decorators)
+
+    def exec_class(self, stmt: ast.ClassDef, scope: Scope) -> None:
+        bases = [self.eval(b, scope) for b in stmt.bases]
+        for kw in stmt.keywords:
+            self.eval(kw.value, scope)
+        for d in stmt.decorator_list:
+            self.eval(d, scope)
+        class_scope = Scope(scope, "class", stmt.name)
+        sdk_base = next((b for b in bases if isinstance(b, Ref)), None)
+        inherited = next((b.sdk_base for b in bases if isinstance(b, ClassVal) and b.sdk_base), None)
+        cls = ClassVal(stmt.name, class_scope, sdk_base or inherited)
+        saved_test = self.in_test
+        self.in_test = (
+            self.in_test
+            or stmt.name.startswith("Test")
+            or any(_text(b).endswith("TestCase") for b in stmt.bases)
+        )
+        self.context.append(stmt.name)
+        try:
+            self.exec_block(stmt.body, class_scope)
+        finally:
+            self.context.pop()
+            self.in_test = saved_test
+        scope.vars[stmt.name] = cls
+
+    def walk_function(self, func: FuncVal) -> Any:
+        if func.state == "done":
+            return func.result
+        if func.state == "running":
+            return Unknown(f"recursive call of {func.node.name}()")
+        func.state = "running"
+        scope = Scope(func.parent, "function", func.node.name)
+        args = func.node.args
+        for arg in args.posonlyargs + args.args + args.kwonlyargs:
+            scope.vars[arg.arg] = Unknown(f"parameter '{arg.arg}' of {func.node.name}()")
+        if args.vararg:
+            scope.vars[args.vararg.arg] = Unknown(f"parameter '*{args.vararg.arg}'")
+        if args.kwarg:
+            scope.vars[args.kwarg.arg] = Unknown(f"parameter '**{args.kwarg.arg}'")
+        saved = (self.context, self.in_test, self.current_func, self.loop_depth, self.target_name)
+        self.context = [*func.context, func.node.name]
+        self.in_test = func.is_test
+        self.current_func = func
+        self.loop_depth = 0
+        try:
+            self.exec_block(func.node.body, scope)
+        finally:
+            self.context, self.in_test, self.current_func, self.loop_depth, self.target_name = saved
+        func.state = "done"
+        result: Any = None
+        for i, value in enumerate(func.returns):
+            result = value if i == 0 else merge(result, value, f"{func.node.name}() returns different values")
+        func.result = result
+        return result
+
+    # -- binding -------------------------------------------------------------------------
+    def bind(self, target: ast.expr, value: Any, scope: Scope, value_node: ast.expr | None) -> None:
+        if isinstance(target, ast.Name):
+            scope.vars[target.id] = value
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            starred = any(isinstance(e, ast.Starred) for e in target.elts)
+            items = (
+                value if isinstance(value, tuple) and len(value) == len(target.elts) and not starred else None
+            )
+            for i, elt in enumerate(target.elts):
+                inner = elt.value if isinstance(elt, ast.Starred) else elt
+                self.bind(inner, items[i] if items is not None else Unknown("unpacked value"), scope, None)
+        elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+            try:
+                container = scope.lookup(target.value.id)
+            except KeyError:
+                return
+            if isinstance(container, DictVal):  # kwargs["max_run"] = ...: a new dict, rebound
+                key = self.eval(target.slice, scope)
+                updated = container.copy()
+                if is_known_scalar(key):
+                    updated.entries[key] = (value, target.lineno)
+                else:
+                    updated.open = True
+                scope.vars[target.value.id] = updated
+        elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+            try:
+                obj = scope.lookup(target.value.id)
+            except KeyError:
+                return
+            if isinstance(obj, ConfigVal):  # compute.enable_managed_spot_training = True
+                args = CallArgs(
+                    obj.args.line,
+                    obj.args.end_line,
+                    list(obj.args.positional),
+                    dict(obj.args.keywords),
+                    obj.args.open,
+                    obj.args.open_reason,
+                )
+                args.keywords[target.attr] = (value, target.lineno)
+                scope.vars[target.value.id] = ConfigVal(obj.kind, obj.class_name, args)
+            else:
+                self.on_attribute_assign(obj, target.attr, value, target.lineno)
+
+    def on_attribute_assign(self, obj: Any, attr: str, value: Any, line: int) -> None:
+        """``est.max_run = 7200`` after construction; subclasses may record it."""
+
+    # -- expressions ---------------------------------------------------------------------
+    def eval_named(self, node: ast.expr, scope: Scope, name: str | None) -> Any:
+        saved = self.target_name
+        self.target_name = name
+        try:
+            return self.eval(node, scope)
+        finally:
+            self.target_name = saved
+
+    def eval(self, node: ast.expr, scope: Scope) -> Any:  # noqa: C901 - a dispatch table
+        if isinstance(node, ast.Constant):
+            value = node.value
+            return value if is_known_scalar(value) else Unknown("non-scalar constant")
+        if isinstance(node, ast.Name):
+            try:
+                return scope.lookup(node.id)
+            except KeyError:
+                if node.id in _BUILTINS:
+                    return Ref(f"builtins.{node.id}")
+                return Unknown(f"'{node.id}' is not defined in this file")
+        if isinstance(node, ast.Attribute):
+            return self.eval_attribute(node, scope)
+        if isinstance(node, ast.BinOp):
+            left, right = self.eval(node.left, scope), self.eval(node.right, scope)
+            return fold_binop(type(node.op).__name__, left, right, _text(node))
+        if isinstance(node, ast.UnaryOp):
+            operand = self.eval(node.operand, scope)
+            return _fold_unary(node, operand)
+        if isinstance(node, ast.BoolOp):
+            return self.eval_boolop(node, scope)
+        if isinstance(node, ast.Compare):
+            left = self.eval(node.left, scope)
+            result: Any = True
+            for op, comparator in zip(node.ops, node.comparators, strict=False):
+                right = self.eval(comparator, scope)
+                step = fold_compare(type(op).__name__, left, right, _text(node))
+                if isinstance(step, Unknown) or result is True:
+                    result = step
+                left = right
+            return result
+        if isinstance(node, ast.IfExp):
+            return self.eval_ifexp(node, scope)
+        if isinstance(node, ast.Dict):
+            return self.eval_dict(node, scope)
+        if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+            items = [self.eval(e, scope) for e in node.elts]
+            if any(isinstance(e, ast.Starred) for e in node.elts):
+                return Unknown("sequence with *unpacking")
+            return tuple(items)
+        if isinstance(node, ast.JoinedStr):
+            return self.eval_fstring(node, scope)
+        if isinstance(node, ast.Subscript):
+            return self.eval_subscript(node, scope)
+        if isinstance(node, ast.Call):
+            return self.eval_call(node, scope)
+        if isinstance(node, ast.NamedExpr):
+            value = self.eval(node.value, scope)
+            self.bind(node.target, value, scope, node.value)
+            return value
+        if isinstance(node, ast.Await):
+            return self.eval(node.value, scope)
+        if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+            inner = Scope(scope, "function", "<comprehension>")
+            for gen in node.generators:
+                self.eval(gen.iter, inner)
+                self.bind(gen.target, Unknown("comprehension variable"), inner, None)
+                for cond in gen.ifs:
+                    self.eval(cond, inner)
+            elts = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
+            self.loop_depth += 1
+            try:
+                for elt in elts:
+                    self.eval(elt, inner)
+            finally:
+                self.loop_depth -= 1
+            return Unknown("comprehension")
+        if isinstance(node, ast.Lambda):
+            return Unknown("lambda")
+        for child in ast.iter_child_nodes(node):  # Starred, Slice, FormattedValue...: side effects
+            if isinstance(child, ast.expr):
+                self.eval(child, scope)
+        return Unknown(f"`{_text(node)}` is not evaluated statically")
+
+    def eval_attribute(self, node: ast.Attribute, scope: Scope) -> Any:
+        base = self.eval(node.value, scope)
+        if isinstance(base, Ref):
+            return Ref(f"{base.qualname}.{node.attr}")
+        if isinstance(base, NamespaceVal):
+            if node.attr in base.values:
+                return base.values[node.attr]
+            return Unknown(f"`{_text(node)}` is not an argument defined in this file")
+        if isinstance(base, ClassVal):
+            if node.attr in base.scope.vars:
+                return base.scope.vars[node.attr]
+            if base.sdk_base is not None:
+                return Ref(f"{base.sdk_base.qualname}.{node.attr}")
+        if isinstance(base, ConfigVal) and node.attr in base.args.keywords:
+            return base.args.keywords[node.attr][0]
+        return self.attribute_of(base, node.attr, node)
+
+    def attribute_of(self, base: Any, attr: str, node: ast.Attribute) -> Any:
+        """Attribute of a tracked object; subclasses add SDK objects."""
+        return Unknown(f"`{_text(node)}` is not known statically")
+
+    def eval_boolop(self, node: ast.BoolOp, scope: Scope) -> Any:
+        values = [self.eval(v, scope) for v in node.values]
+        is_or = isinstance(node.op, ast.Or)
+        for value in values[:-1]:
+            if not (is_known_scalar(value) or isinstance(value, tuple)):
+                return Unknown(f"`{_text(node)}` depends on a value not known statically")
+            if _truthy(value) == is_or:
+                return value
+        return values[-1]
+
+    def eval_ifexp(self, node: ast.IfExp, scope: Scope) -> Any:
+        test = self.eval(node.test, scope)
+        if is_known_scalar(test) or isinstance(test, tuple):
+            return self.eval(node.body if _truthy(test) else node.orelse, scope)
+        body, orelse = self.eval(node.body, scope), self.eval(node.orelse, scope)
+        if same(body, orelse):
+            return body
+        return Unknown(f"depends on `{_text(node.test)}`")
+
+    def eval_dict(self, node: ast.Dict, scope: Scope) -> DictVal:
+        out = DictVal(line=node.lineno, end_line=node.end_lineno or node.lineno)
+        for key_node, value_node in zip(node.keys, node.values, strict=False):
+            value = self.eval(value_node, scope)
+            if key_node is None:  # {**other}
+                self.merge_into(
+                    out, value, value_node.lineno, "dict unpacked from a value not known statically"
+                )
+                continue
+            key = self.eval(key_node, scope)
+            if is_known_scalar(key):
+                out.entries[key] = (value, key_node.lineno)
+            else:
+                out.open = True
+        return out
+
+    @staticmethod
+    def merge_into(out: DictVal, value: Any, line: int, reason: str) -> None:
+        if isinstance(value, DictVal):
+            out.entries.update(value.entries)
+            out.open = out.open or value.open
+        else:
+            out.open = True
+
+    def eval_fstring(self, node: ast.JoinedStr, scope: Scope) -> Any:
+        parts: list[str] = []
+        known = True
+        for part in node.values:
+            if isinstance(part, ast.Constant):
+                parts.append(str(part.value))
+            elif isinstance(part, ast.FormattedValue):
+                value = self.eval(part.value, scope)
+                if part.format_spec is not None or part.conversion not in (-1, None):
+                    known = False
+                    parts.append("{" + _text(part.value) + "}")
+                    continue
+                if isinstance(value, (str, int, float)) and not isinstance(value, bool):
+                    parts.append(str(value))
+                else:
+                    known = False
+                    parts.append(partial_template(value, _text(part.value)))
+        text = "".join(parts)
+        return text if known else PartialStr(text)
+
+    def eval_subscript(self, node: ast.Subscript, scope: Scope) -> Any:
+        base = self.eval(node.value, scope)
+        key = self.eval(node.slice, scope)
+        if isinstance(base, DictVal) and is_known_scalar(key):
+            found = base.lookup(key, node.lineno)
+            if found is not None:
+                return found[0]
+            return Unknown(f"`{_text(node)}`: no such key")
+        index_ok = isinstance(key, int) and not isinstance(key, bool)
+        if isinstance(base, tuple) and index_ok and -len(base) <= key < len(base):
+            return base[key]
+        return Unknown(f"`{_text(node)}` is not known statically")
+
+    def eval_args(self, node: ast.Call, scope: Scope) -> CallArgs:
+        args = CallArgs(node.lineno, node.end_lineno or node.lineno)
+        for arg in node.args:
+            if isinstance(arg, ast.Starred):
+                self.eval(arg.value, scope)
+                args.open, args.open_reason = True, f"*{_text(arg.value)} is not known statically"
+                continue
+            args.positional.append(self.eval(arg, scope))
+        spread: list[tuple[Any, ast.keyword]] = []
+        for kw in node.keywords:
+            value = self.eval(kw.value, scope)
+            if kw.arg is None:
+                spread.append((value, kw))
+            else:
+                args.keywords[kw.arg] = (value, kw.lineno)
+        for value, kw in spread:  # explicit keywords win over **kwargs
+            if isinstance(value, DictVal):
+                for key, entry in value.entries.items():
+                    if isinstance(key, str) and key not in args.keywords:
+                        args.keywords[key] = entry
+                if value.open:
+                    args.open, args.open_reason = True, f"**{_text(kw.value)} may hold more arguments"
+            else:
+                args.open, args.open_reason = True, f"**{_text(kw.value)} is not known statically"
+        return args
+
+    def eval_call(self, node: ast.Call, scope: Scope) -> Any:
+        func = node.func
+        method: str | None = None
+        if isinstance(func, ast.Attribute):
+            receiver = self.eval(func.value, scope)
+            if isinstance(receiver, Ref):
+                callee: Any = Ref(f"{receiver.qualname}.{func.attr}")
+            elif isinstance(receiver, ClassVal) and func.attr in receiver.scope.vars:
+                callee = receiver.scope.vars[func.attr]
+            elif isinstance(receiver, ClassVal) and receiver.sdk_base is not None:
+                callee = Ref(f"{receiver.sdk_base.qualname}.{func.attr}")
+            else:
+                callee, method = receiver, func.attr
+        else:
+            callee = self.eval(func, scope)
+        args = self.eval_args(node, scope)
+        result = self.model_call(callee, method, args, node, scope)
+        if result is not NotImplemented:
+            return result
+        if method is None and isinstance(callee, FuncVal):
+            return self.walk_function(callee)
+        if method is not None and isinstance(callee, DictVal):
+            return _dict_method(callee, method, args, node, scope)
+        if isinstance(callee, Ref) and callee.qualname.startswith("builtins."):
+            return _builtin_call(callee.last, args, node)
+        return Unknown(f"result of `{_text(node.func)}(...)`")
+
+
+def _dict_method(d: DictVal, method: str, args: CallArgs, node: ast.Call, scope: Scope) -> Any:
+    if method == "get" and args.positional:
+        key = args.positional[0]
+        default = args.positional[1] if len(args.positional) > 1 else None
+        if is_known_scalar(key):
+            found = d.lookup(key, node.lineno)
+            return found[0] if found is not None else default
+    if method == "copy":
+        return d.copy()
+    if method == "update" and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name):
+        updated = d.copy()
+        for value in args.positional:
+            Interpreter.merge_into(updated, value, node.lineno, "update() with a value not known")
+        for key, entry in args.keywords.items():
+            updated.entries[key] = entry
+        updated.open = updated.open or args.open
+        name = node.func.value.id
+        target = scope
+        while name not in target.vars and target.parent is not None:
+            target = target.parent
+        target.vars[name] = updated
+        return None
+    return Unknown(f"result of dict.{method}()")
+
+
+def _builtin_call(name: str, args: CallArgs, node: ast.Call) -> Any:
+    if name == "dict":
+        out = DictVal(line=node.lineno, end_line=node.end_lineno or node.lineno)
+        for value in args.positional:
+            Interpreter.merge_into(out, value, node.lineno, "dict() of a value not known")
+        out.entries.update(args.keywords)
+        out.open = out.open or args.open
+        return out
+    if name in ("int", "float", "str", "bool") and len(args.positional) == 1 and not args.keywords:
+        value = args.positional[0]
+        if is_known_scalar(value) and value is not None:
+            try:
+                return {"int": int, "float": float, "str": str, "bool": bool}[name](value)
+            except (TypeError, ValueError):
+                return Unknown(f"{name}() of {value!r} fails")
+    if name in ("min", "max") and args.positional and not args.open:
+        values = args.positional[0] if len(args.positional) == 1 else tuple(args.positional)
+        if (
+            isinstance(values, tuple)
+            and values
+            and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
+        ):
+            return min(values) if name == "min" else max(values)
+    return Unknown(f"result of {name}()")
+
+
+def _fold_unary(node: ast.UnaryOp, operand: Any) -> Any:
+    if isinstance(node.op, ast.Not) and (is_known_scalar(operand) or isinstance(operand, tuple)):
+        return not _truthy(operand)
+    if isinstance(operand, (int, float)) and not isinstance(operand, bool):
+        if isinstance(node.op, ast.USub):
+            return -operand
+        if isinstance(node.op, ast.UAdd):
+            return operand
+    return Unknown(f"`{_text(node)}` depends on a value not known statically")
+
+
+def _truthy(value: Any) -> bool:
+    if isinstance(value, DictVal):
+        return bool(value.entries) or value.open
+    return bool(value)
+
+
+def _merge_vars(results: list[dict[str, Any]], reason: str) -> dict[str, Any]:
+    """Names after branches. Definitions (imports, defs, classes) made on only some branches
+    (``try: from a import X`` / ``except ImportError: from b import X``) stay usable."""
+    out: dict[str, Any] = {}
+    names: set[str] = set()
+    for r in results:
+        names.update(r)
+    for name in names:
+        present = [r[name] for r in results if name in r]
+        if all(isinstance(v, (Ref, FuncVal, ClassVal)) for v in present):
+            refs = [v for v in present if isinstance(v, Ref)]
+            if len(refs) == len(present) and len({v.last for v in refs}) == 1:
+                out[name] = present[0]
+                continue
+            if len(present) < len(results) and len({id(v) for v in present}) == 1:
+                out[name] = present[0]
+                continue
+        values = [r[name] if name in r else Unknown(reason) for r in results]
+        merged = values[0]
+        for value in values[1:]:
+            merged = merge(merged, value, reason)
+        out[name] = merged
+    return out
+
+
+def _target_name(target: ast.expr) -> str | None:
+    if isinstance(target, ast.Name):
+        return target.id
+    if isinstance(target, ast.Attribute):
+        return target.attr
+    if isinstance(target, ast.Subscript):
+        key = target.slice
+        if isinstance(key, ast.Constant) and isinstance(key.value, str):
+            return key.value
+        return _target_name(target.value)
+    return None
+
+
+def _text(node: ast.AST) -> str:
+    try:
+        text = ast.unparse(node)
+    except Exception:  # noqa: BLE001 - unparse of odd nodes must not break a scan
+        return "<expression>"
+    return text if len(text) <= 80 else text[:77] + "..."
