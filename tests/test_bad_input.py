@@ -7,7 +7,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from tests.conftest import scan_paths
 
 GOOD_REQUEST = """{
@@ -42,7 +41,7 @@ def test_malformed_yaml_json_and_binary(tmp_path: Path) -> None:
 def test_alias_bomb_is_rejected_fast(tmp_path: Path) -> None:
     (tmp_path / "good.json").write_text(GOOD_REQUEST)
     lines = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
-    for prev, cur in zip("abcdefgh", "bcdefghi"):
+    for prev, cur in zip("abcdefgh", "bcdefghi", strict=True):
         lines.append(f"{cur}: &{cur} [" + ",".join([f"*{prev}"] * 9) + "]")
     (tmp_path / "bomb.yaml").write_text("\n".join(lines) + "\n")
     errs = errors_by_file(tmp_path)
@@ -59,7 +58,8 @@ def test_deeply_nested_document(tmp_path: Path) -> None:
 def test_helm_template_is_a_notice_not_an_error(tmp_path: Path) -> None:
     (tmp_path / "good.json").write_text(GOOD_REQUEST)
     (tmp_path / "nodepool.yaml").write_text(
-        "apiVersion: karpenter.sh/v1\nkind: NodePool\n{{- if .Values.gpu }}\nmetadata:\n  name: gpu\n{{- end }}\n"
+        "apiVersion: karpenter.sh/v1\nkind: NodePool\n"
+        "{{- if .Values.gpu }}\nmetadata:\n  name: gpu\n{{- end }}\n"
     )
     result = scan_paths([tmp_path])
     assert not [f for f in result.findings if f.rule_id == "FIN000"]

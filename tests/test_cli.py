@@ -19,7 +19,9 @@ BAD_REQUEST = """{
   "ResourceConfig": {"InstanceType": "ml.g5.2xlarge", "InstanceCount": 1, "VolumeSizeInGB": 50}
 }
 """
-GOOD_REQUEST = BAD_REQUEST.replace('"VolumeSizeInGB": 50}', '"VolumeSizeInGB": 50},\n  "StoppingCondition": {"MaxRuntimeInSeconds": 3600}')
+GOOD_REQUEST = BAD_REQUEST.replace(
+    '"VolumeSizeInGB": 50}', '"VolumeSizeInGB": 50},\n  "StoppingCondition": {"MaxRuntimeInSeconds": 3600}'
+)
 
 
 def run(*args: str) -> tuple[int, str]:

@@ -94,7 +94,9 @@ def test_select_ignore_and_severity_override(policy) -> None:  # type: ignore[no
         (("params: {limit: 10}", "params: {limit: 10}\nbogus: 1"), "unknown policy key"),
     ],
 )
-def test_invalid_policies_are_rejected_with_a_line(tmp_path: Path, edit: tuple[str, str], message: str) -> None:
+def test_invalid_policies_are_rejected_with_a_line(
+    tmp_path: Path, edit: tuple[str, str], message: str
+) -> None:
     path = tmp_path / "p.yaml"
     path.write_text(POLICY.replace(*edit))
     with pytest.raises(PolicyError) as info:

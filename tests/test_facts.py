@@ -3,20 +3,32 @@
 from __future__ import annotations
 
 from finlint.facts import admitted_types, gpu_hours_per_run, pool_family_exposure, uses_reserved_capacity
-from finlint.ir import Location, ComputePool, Requirement, TrainingJob, Unknown, is_unknown
+from finlint.ir import ComputePool, Location, Requirement, TrainingJob, Unknown, is_unknown
 
 P5 = ["p5", "p5e", "p5en"]
 LOC = Location("np.yaml", 1, 20)
 
 
 def pool(reqs: list[Requirement], **kw: object) -> ComputePool:
-    return ComputePool(address="NodePool/gpu", location=LOC, source_format="kubernetes",
-                       pool_kind="karpenter-nodepool", requirements=tuple(reqs), **kw)  # type: ignore[arg-type]
+    return ComputePool(
+        address="NodePool/gpu",
+        location=LOC,
+        source_format="kubernetes",
+        pool_kind="karpenter-nodepool",
+        requirements=tuple(reqs),
+        **kw,
+    )  # type: ignore[arg-type]
 
 
 def test_gpu_hours_uses_default_runtime_when_unset() -> None:
-    job = TrainingJob(address="j", location=LOC, source_format="x", instance_type="ml.p5.48xlarge",
-                      instance_count=2, max_runtime_default_s=86400)
+    job = TrainingJob(
+        address="j",
+        location=LOC,
+        source_format="x",
+        instance_type="ml.p5.48xlarge",
+        instance_count=2,
+        max_runtime_default_s=86400,
+    )
     assert gpu_hours_per_run(job) == 2 * 8 * 24
     explicit = job.with_changes(max_runtime_s=7200)
     assert gpu_hours_per_run(explicit) == 2 * 8 * 2
@@ -25,8 +37,10 @@ def test_gpu_hours_uses_default_runtime_when_unset() -> None:
 
 
 def test_category_p_and_generation_gt_4_admits_p5_without_naming_it() -> None:
-    reqs = [Requirement("karpenter.k8s.aws/instance-category", "In", ("p",)),
-            Requirement("karpenter.k8s.aws/instance-generation", "Gt", ("4",))]
+    reqs = [
+        Requirement("karpenter.k8s.aws/instance-category", "In", ("p",)),
+        Requirement("karpenter.k8s.aws/instance-generation", "Gt", ("4",)),
+    ]
     types = admitted_types(pool(reqs), P5)
     assert {"p5.48xlarge", "p5en.48xlarge"} <= set(types)
     evidence = pool_family_exposure(pool(reqs), P5)
@@ -34,8 +48,10 @@ def test_category_p_and_generation_gt_4_admits_p5_without_naming_it() -> None:
 
 
 def test_generation_gt_5_excludes_p5() -> None:
-    reqs = [Requirement("karpenter.k8s.aws/instance-category", "In", ("p",)),
-            Requirement("karpenter.k8s.aws/instance-generation", "Gt", ("5",))]
+    reqs = [
+        Requirement("karpenter.k8s.aws/instance-category", "In", ("p",)),
+        Requirement("karpenter.k8s.aws/instance-generation", "Gt", ("5",)),
+    ]
     assert admitted_types(pool(reqs), P5) == []
 
 
@@ -67,8 +83,16 @@ def test_templated_requirement_is_unknown() -> None:
 
 
 def test_always_on_node_group_and_reserved_capacity() -> None:
-    group = ComputePool(address="ng", location=LOC, source_format="cloudformation", pool_kind="eks-nodegroup",
-                        instance_types=("p5.48xlarge",), min_size=1, desired_size=2, capacity_types=("on-demand",))
+    group = ComputePool(
+        address="ng",
+        location=LOC,
+        source_format="cloudformation",
+        pool_kind="eks-nodegroup",
+        instance_types=("p5.48xlarge",),
+        min_size=1,
+        desired_size=2,
+        capacity_types=("on-demand",),
+    )
     evidence = pool_family_exposure(group, P5)
     assert evidence is not None and "keeps 2" in evidence.text
     assert pool_family_exposure(group.with_changes(min_size=0, desired_size=0), P5) is None

@@ -60,7 +60,8 @@ class InstanceSpec:
 @lru_cache(maxsize=1)
 def _data() -> dict[str, Any]:
     text = resources.files("finlint.data").joinpath("instances.json").read_text("utf-8")
-    return json.loads(text)  # type: ignore[no-any-return]
+    data: dict[str, Any] = json.loads(text)
+    return data
 
 
 @lru_cache(maxsize=1)

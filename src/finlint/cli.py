@@ -45,11 +45,17 @@ def _policies(policy_dirs: tuple[Path, ...]) -> list[Policy]:
 
 def _cost_options(fn: Any) -> Any:
     """--usage-file, --region, --pricing: shared by `scan` and `cost`."""
-    fn = click.option("--pricing", type=click.Path(path_type=Path, dir_okay=False, exists=True),
-                      help="Overlay your own prices (same format as the embedded snapshot).")(fn)
+    fn = click.option(
+        "--pricing",
+        type=click.Path(path_type=Path, dir_okay=False, exists=True),
+        help="Overlay your own prices (same format as the embedded snapshot).",
+    )(fn)
     fn = click.option("--region", help="AWS region for prices (default: usage file, else us-east-1).")(fn)
-    return click.option("--usage-file", type=click.Path(path_type=Path, dir_okay=False),
-                        help="Usage assumptions (default: ./finlint-usage.yml when present).")(fn)
+    return click.option(
+        "--usage-file",
+        type=click.Path(path_type=Path, dir_okay=False),
+        help="Usage assumptions (default: ./finlint-usage.yml when present).",
+    )(fn)
 
 
 def _cost_settings(usage_file: Path | None, region: str | None, pricing: Path | None) -> Any:
@@ -77,18 +83,41 @@ def main() -> None:
 
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
-@click.option("--format", "fmt", default="text", show_default=True, help="Output format.",
-              type=click.Choice(["text", "json"]))
+@click.option(
+    "--format",
+    "fmt",
+    default="text",
+    show_default=True,
+    help="Output format.",
+    type=click.Choice(["text", "json"]),
+)
 @click.option("--output", "-o", type=click.Path(path_type=Path), help="Write the report to FILE.")
-@click.option("--fail-on", type=click.Choice(SEVERITIES), default="low", show_default=True,
-              help="Exit 1 when a finding is at or above this severity.")
-@click.option("--select", multiple=True, help="Only these rules (ids, slugs or id prefixes; comma-separated).")
-@click.option("--ignore", multiple=True, help="Skip these rules (ids, slugs or id prefixes; comma-separated).")
-@click.option("--policy-dir", multiple=True, type=click.Path(path_type=Path, file_okay=False),
-              help="Extra directory of policies in the same YAML format.")
+@click.option(
+    "--fail-on",
+    type=click.Choice(SEVERITIES),
+    default="low",
+    show_default=True,
+    help="Exit 1 when a finding is at or above this severity.",
+)
+@click.option(
+    "--select", multiple=True, help="Only these rules (ids, slugs or id prefixes; comma-separated)."
+)
+@click.option(
+    "--ignore", multiple=True, help="Skip these rules (ids, slugs or id prefixes; comma-separated)."
+)
+@click.option(
+    "--policy-dir",
+    multiple=True,
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Extra directory of policies in the same YAML format.",
+)
 @click.option("--exclude", multiple=True, help="Glob of paths to skip (repeatable).")
-@click.option("--var-file", multiple=True, type=click.Path(path_type=Path, dir_okay=False),
-              help="Terraform variables file (repeatable).")
+@click.option(
+    "--var-file",
+    multiple=True,
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Terraform variables file (repeatable).",
+)
 @click.option("--var", "tf_vars", multiple=True, help="Terraform variable NAME=VALUE (repeatable).")
 @click.option("--exit-zero", is_flag=True, help="Always exit 0 on findings (for rollout).")
 @click.option("--color/--no-color", default=None, help="Colour the text output (default: on a terminal).")
@@ -176,7 +205,13 @@ def rules(fmt: str, policy_dir: tuple[Path, ...]) -> None:
     policies = _policies(policy_dir)
     if fmt == "json":
         data: list[dict[str, Any]] = [
-            {"id": p.id, "name": p.name, "severity": p.severity, "summary": p.summary, "applies_to": list(p.applies_to)}
+            {
+                "id": p.id,
+                "name": p.name,
+                "severity": p.severity,
+                "summary": p.summary,
+                "applies_to": list(p.applies_to),
+            }
             for p in policies
         ]
         click.echo(json.dumps(data, indent=2))
@@ -205,7 +240,11 @@ def rule(rule_id: str, policy_dir: tuple[Path, ...]) -> None:
 @click.option("--exclude", multiple=True, help="Glob of paths to skip (repeatable).")
 @_cost_options
 def cost_cmd(
-    paths: tuple[Path, ...], fmt: str, exclude: tuple[str, ...], usage_file: Path | None, region: str | None,
+    paths: tuple[Path, ...],
+    fmt: str,
+    exclude: tuple[str, ...],
+    usage_file: Path | None,
+    region: str | None,
     pricing: Path | None,
 ) -> None:
     """Price the AI-training resources in PATHS (default: .): jobs, notebooks, pools, file systems."""
@@ -224,9 +263,14 @@ def pricing_group() -> None:
 
 
 @pricing_group.command("update")
-@click.option("--output", "-o", type=click.Path(path_type=Path, dir_okay=False),
-              default="finlint-pricing.json", show_default=True,
-              help="Overlay file to write or refresh; use it with --pricing.")
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default="finlint-pricing.json",
+    show_default=True,
+    help="Overlay file to write or refresh; use it with --pricing.",
+)
 @click.option("--region", "regions", multiple=True, help="Regions to fetch (default: us-east-1, us-west-2).")
 def pricing_update(output: Path, regions: tuple[str, ...]) -> None:
     """Fetch On-Demand prices from the AWS Price List Query API (needs boto3 and AWS credentials)."""

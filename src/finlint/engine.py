@@ -141,7 +141,7 @@ def load_policy(path: Path, builtin: bool = True) -> Policy:
         raise PolicyError(file, 1, f"cannot read policy: {exc}") from exc
     except YamlLoadError as exc:
         raise PolicyError(file, exc.line, exc.message) from exc
-    if len(docs) != 1 or not isinstance(docs[0], dict):
+    if len(docs) != 1 or not isinstance(docs[0], LineDict):
         raise PolicyError(file, 1, "a policy file holds exactly one mapping")
     doc: LineDict = docs[0]
 
@@ -191,7 +191,8 @@ def load_policy(path: Path, builtin: bool = True) -> Policy:
     else:
         message = str(message)
     examples = tuple(_load_example(file, e, i) for i, e in enumerate(doc.get("examples") or ()))
-    at = doc.get("at") or ()
+    at_raw = doc.get("at") or []
+    at: list[str] = [str(a) for a in (at_raw if isinstance(at_raw, list) else [at_raw])]
     return Policy(
         id=str(doc["id"]),
         name=str(doc["name"]),
@@ -201,7 +202,7 @@ def load_policy(path: Path, builtin: bool = True) -> Policy:
         params=params,
         let=lets,
         condition=condition,
-        at=tuple(at if isinstance(at, list) else [at]),
+        at=tuple(at),
         message=message,
         cost_model=doc.get("cost_model"),
         docs=dict(docs_block),
@@ -250,10 +251,12 @@ def _validate_ref(ref: Any, kind: str, lets: dict[str, Any], fail: Any) -> None:
         raise fail(f"{kind} has no field {ref!r}")
 
 
-def _validate_condition(cond: Any, kind: str, lets: dict[str, Any], params: dict[str, Any], fail: Any) -> None:
+def _validate_condition(
+    cond: Any, kind: str, lets: dict[str, Any], params: dict[str, Any], fail: Any
+) -> None:
     if not isinstance(cond, dict) or len(cond) != 1:
         raise fail(f"a condition is a mapping with one operator, got {cond!r}")
-    (op, arg), = cond.items()
+    ((op, arg),) = cond.items()
     if op in ("all", "any"):
         if not isinstance(arg, list) or not arg:
             raise fail(f"{op} takes a non-empty list")
@@ -312,7 +315,7 @@ class _Env:
 
 def evaluate(cond: dict[str, Any], env: _Env) -> bool | None:
     """Three-valued: True, False, or None when it depends on an unknown value."""
-    (op, arg), = cond.items()
+    ((op, arg),) = cond.items()
     if op == "all":
         results = [evaluate(c, env) for c in arg]
         if False in results:
@@ -340,7 +343,7 @@ def evaluate(cond: dict[str, Any], env: _Env) -> bool | None:
     if is_unknown(value):
         return None
     if value is None:
-        return False if op not in ("not_equals", "not_in") else True
+        return op in ("not_equals", "not_in")
     if op == "equals":
         return bool(value == target)
     if op == "not_equals":
@@ -363,10 +366,7 @@ _PLACEHOLDER = re.compile(r"\{([A-Za-z_][\w.]*)(?::([^{}]*))?\}")
 def render_message(template: str, env: _Env) -> str:
     def sub(match: re.Match[str]) -> str:
         name, spec = match.group(1), match.group(2)
-        if name in env.params:
-            value = env.params[name]
-        else:
-            value = env.ref(name)
+        value = env.params[name] if name in env.params else env.ref(name)
         if isinstance(value, Unknown):
             return "unknown"
         if value is None:

@@ -126,8 +126,10 @@ def uses_reserved_capacity(record: Record) -> Any:
         if record.capacity_reservation is True:
             return True
         types = record.capacity_types
-        if types is None or is_unknown(types):
-            return types if is_unknown(types) else False
+        if isinstance(types, Unknown):
+            return types
+        if types is None:
+            return False
         return bool(types) and all(t in ("capacity-block", "reserved") for t in types)
     return False
 
@@ -218,7 +220,7 @@ def _karpenter_exposure(pool: ComputePool, families: list[str]) -> Any:
         return None
     req_line = pool.line_of("requirements") or pool.location.line
     limits = pool.limits
-    if is_unknown(limits):
+    if isinstance(limits, Unknown):
         return limits
     if isinstance(pool.min_size, int) and pool.min_size >= 1:
         return Evidence(
@@ -245,7 +247,7 @@ def pool_family_exposure(record: Record, families: list[str]) -> Any:
     if record.pool_kind in ("karpenter-nodepool", "karpenter-provisioner"):
         return _karpenter_exposure(record, families)
     types = record.instance_types
-    if types is None or is_unknown(types):
+    if types is None or isinstance(types, Unknown):
         return types
     matching = [t for t in types if isinstance(t, str) and catalog.family_of(t) in families]
     if not matching:
@@ -354,4 +356,3 @@ def _job_on_efs(job: TrainingJob) -> Any:
             line = job.line_of("checkpoint_local_path") or mount.line or job.location.line
             return Evidence(f"checkpoint path '{path}' is on the EFS mount '{mount.mount_path}'", line)
     return None
-

@@ -128,7 +128,7 @@ class TrainingJob(Record):
     volume_size_gb: Maybe[int] = None
     runs_multiplier: Maybe[int] = 1  # e.g. HyperparameterTuner max_jobs
     training_plan: Maybe[str] = None  # reserved capacity (training plan ARN)
-    file_system_mounts: tuple["Mount", ...] = ()  # FileSystemDataSource inputs etc.
+    file_system_mounts: tuple[Mount, ...] = ()  # FileSystemDataSource inputs etc.
 
 
 @dataclass(frozen=True)
@@ -287,7 +287,7 @@ class LoadResult:
     errors: list[LoadError] = field(default_factory=list)
     notices: list[Notice] = field(default_factory=list)
 
-    def extend(self, other: "LoadResult") -> None:
+    def extend(self, other: LoadResult) -> None:
         self.records.extend(other.records)
         self.errors.extend(other.errors)
         self.notices.extend(other.notices)

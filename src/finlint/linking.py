@@ -92,10 +92,15 @@ def link(records: list[Record]) -> list[Record]:
             elif r.volume_kind == "pvc":
                 r = replace(r, is_efs=pvc_is_efs(r))
             elif r.volume_kind == "workload" and r.mounts:
-                r = replace(r, mounts=tuple(replace(m, is_efs=mount_is_efs(m, r.namespace)) for m in r.mounts))
+                r = replace(
+                    r, mounts=tuple(replace(m, is_efs=mount_is_efs(m, r.namespace)) for m in r.mounts)
+                )
         elif isinstance(r, TrainingJob) and r.file_system_mounts:
             r = replace(
-                r, file_system_mounts=tuple(replace(m, is_efs=mount_is_efs(m, None)) for m in r.file_system_mounts)
+                r,
+                file_system_mounts=tuple(
+                    replace(m, is_efs=mount_is_efs(m, None)) for m in r.file_system_mounts
+                ),
             )
         out.append(r)
     return out

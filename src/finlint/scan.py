@@ -9,6 +9,7 @@ from __future__ import annotations
 import fnmatch
 import os
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
@@ -156,8 +157,12 @@ def load_structured(path: Path, display: str, text: str, options: dict[str, Any]
     except YamlLoadError as exc:
         if any(marker in text for marker in TEMPLATE_MARKERS):
             result.notices.append(
-                Notice(display, exc.line, "skipped template: unrendered {{ }} / {% %} placeholders; "
-                       "render it first (e.g. `helm template`) and scan the output")
+                Notice(
+                    display,
+                    exc.line,
+                    "skipped template: unrendered {{ }} / {% %} placeholders; "
+                    "render it first (e.g. `helm template`) and scan the output",
+                )
             )
         else:
             result.errors.append(LoadError(display, exc.line, exc.message))
@@ -182,7 +187,9 @@ def _safe(fn: Callable[[], LoadResult], display: str) -> LoadResult:
     except RecursionError:
         return LoadResult(errors=[LoadError(display, 1, "file is nested too deeply to load")])
     except Exception as exc:  # noqa: BLE001 - reported, never swallowed silently
-        return LoadResult(errors=[LoadError(display, 1, f"internal error while loading: {type(exc).__name__}: {exc}")])
+        return LoadResult(
+            errors=[LoadError(display, 1, f"internal error while loading: {type(exc).__name__}: {exc}")]
+        )
 
 
 def load_paths(options: ScanOptions) -> tuple[LoadResult, int, dict[str, list[str]]]:
@@ -204,9 +211,10 @@ def load_paths(options: ScanOptions) -> tuple[LoadResult, int, dict[str, list[st
         texts[display] = text.splitlines()
         if path.suffix in loaders.PYTHON_SUFFIXES:
             module = loaders.get_loader("sagemaker_sdk")
-            result.extend(_safe(lambda: module.load_file(path, display, text, options.loader_options), display))
+            loader = partial(module.load_file, path, display, text, options.loader_options)
         else:
-            result.extend(_safe(lambda: load_structured(path, display, text, options.loader_options), display))
+            loader = partial(load_structured, path, display, text, options.loader_options)
+        result.extend(_safe(loader, display))
     if tf_dirs:
         result.extend(_load_terraform(tf_dirs, options, texts))
         count += sum(len(files) for files in tf_dirs.values())
@@ -228,12 +236,8 @@ def _load_terraform(
                 texts[display_path(f)] = text.splitlines()
         if directory in skip:
             continue
-        result.extend(
-            _safe(
-                lambda: module.load_directory(directory, files, display_path, options.loader_options),
-                display_path(directory),
-            )
-        )
+        loader = partial(module.load_directory, directory, files, display_path, options.loader_options)
+        result.extend(_safe(loader, display_path(directory)))
     return result
 
 
@@ -250,7 +254,9 @@ def _finalize(records: list[Record]) -> list[Record]:
     return records
 
 
-def parse_error_findings(errors: list[LoadError], policies: list[Policy], config: EngineConfig) -> list[Finding]:
+def parse_error_findings(
+    errors: list[LoadError], policies: list[Policy], config: EngineConfig
+) -> list[Finding]:
     policy = next((p for p in policies if p.id == "FIN000"), None)
     if policy is None or not config.enabled(policy):
         return []

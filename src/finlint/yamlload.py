@@ -11,8 +11,8 @@ alias bombs before anyone walks a document.
 
 from __future__ import annotations
 
-import re
 import json
+import re
 from typing import Any, Iterator
 
 import yaml
@@ -20,7 +20,7 @@ import yaml
 MAX_EXPANDED_NODES = 250_000  # the same cap cfn-lint uses
 
 
-class LineDict(dict):  # type: ignore[type-arg]
+class LineDict(dict):
     """A mapping with source lines: ``line``/``end_line`` of the node, ``key_lines[key]``."""
 
     line: int = 0
@@ -32,7 +32,7 @@ class LineDict(dict):  # type: ignore[type-arg]
         return lines.get(key, default if default is not None else self.line)
 
 
-class LineList(list):  # type: ignore[type-arg]
+class LineList(list):
     """A sequence with source lines: ``line``/``end_line`` and ``item_lines[i]``."""
 
     line: int = 0

@@ -32,4 +32,5 @@ class Reporter(Protocol):
 
 
 def get_reporter(name: str) -> Reporter:
-    return importlib.import_module(f"finlint.reporters.{REPORTERS[name]}")  # type: ignore[return-value]
+    module: Reporter = importlib.import_module(f"finlint.reporters.{REPORTERS[name]}")  # type: ignore[assignment]
+    return module

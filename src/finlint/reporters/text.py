@@ -15,7 +15,13 @@ if TYPE_CHECKING:
     from finlint.reporters import ReportContext
     from finlint.scan import ScanResult
 
-_COLORS = {"critical": "\x1b[1;31m", "high": "\x1b[31m", "medium": "\x1b[33m", "low": "\x1b[36m", "info": "\x1b[2m"}
+_COLORS = {
+    "critical": "\x1b[1;31m",
+    "high": "\x1b[31m",
+    "medium": "\x1b[33m",
+    "low": "\x1b[36m",
+    "info": "\x1b[2m",
+}
 _RESET = "\x1b[0m"
 
 
