@@ -167,11 +167,11 @@ def price(finding: Finding, ctx: CostContext) -> Cost:
     saving_h = quote.usd - alt_quote.usd * factor
     monthly = max(0.0, saving_h * hours)
     per_run = None if per_run_hours is None else max(0.0, saving_h * per_run_hours)
-    factor_text = f" x {num(factor)} relative runtime" if factor != 1.0 else ""
+    factor_text = f" x {num(factor)} relative runtime"
     none_text = " (no saving: the alternative costs as much or more)" if saving_h <= 0 else ""
     per_run_text = "" if per_run is None else f"{usd(per_run)} per run; "
     basis = (
-        f"{itype} {quote.rate()} - {alt} {alt_quote.rate()}{factor_text} ({alt_how}) = "
+        f"{itype} {quote.rate()} - {alt} {alt_quote.rate()} (alternative from the {alt_how}){factor_text} = "
         f"{usd(saving_h, exact=True)} per instance-hour{none_text}; x {hours_text} = {per_run_text}"
         f"{usd(monthly)}/month{types_note}. {price_note(quote, alt_quote)}"
     )
