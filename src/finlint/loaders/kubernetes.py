@@ -359,8 +359,22 @@ def _taints(d: _Doc, node: Any, key: str) -> tuple[str, ...]:
     return tuple(taints)
 
 
+def _section(d: _Doc, node: Any, key: str) -> _Node:
+    """``node[key]`` as a mapping; empty when absent; FIN000 when it is something else.
+
+    A pool whose spec cannot be read must not look like a pool without requirements (which
+    would admit every instance type)."""
+    value = _child(node, key)
+    if value is None:
+        return LineDict()
+    if not isinstance(value, dict):
+        what = "a template placeholder" if _templated(value) else type(value).__name__
+        raise d.error(f"`{key}` must be a mapping, not {what}", _raw_line(node, key))
+    return value
+
+
 def _load_karpenter_pool(d: _Doc) -> list[Record]:
-    spec = d.spec or LineDict()
+    spec = _section(d, d.doc, "spec")
     lines: dict[str, int] = {}
     extra: dict[str, Any] = {"api_version": d.api_version}
     if d.kind == "Provisioner":
@@ -370,8 +384,8 @@ def _load_karpenter_pool(d: _Doc) -> list[Record]:
         disruption = _provisioner_disruption(d, spec, lines)
     else:
         pool_kind = "karpenter-nodepool"
-        template = _mapping(spec, "template") or LineDict()
-        pod_spec = _mapping(template, "spec") or LineDict()
+        template = _section(d, spec, "template")
+        pod_spec = _section(d, template, "spec")
         labels_node = _mapping(template, "metadata") or LineDict()
         limits_parent, limits_key = spec, "limits"
         node_ref = _mapping(pod_spec, "nodeClassRef")
