@@ -1,0 +1,249 @@
+"""``terraform show -json`` plan documents: fully resolved values, into the same IR as HCL.
+
+Resources come from ``planned_values`` (root and child modules). Values listed in the
+matching ``resource_changes[].change.after_unknown`` are unknown. ``configuration``
+expressions give the references between resources (an ASG's launch template, an access
+point's file system). :func:`finalize` points plan records at the resource's line in the
+.tf file when the scan also holds the configuration, and drops the duplicate.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from finlint import ir
+from finlint.ir import Unknown
+from finlint.loaders import DocContext
+from finlint.loaders import terraform_map as m
+from finlint.yamlload import LineDict, LineList, YamlLoadError, load_all
+
+FORMAT = "terraform-plan"
+_EMBEDDED = ("kubectl_manifest", "kubernetes_manifest", "aws_sfn_state_machine")
+_INDEX = re.compile(r'\[(?:\d+|"[^"]*")\]')
+
+
+def claims(doc: Any) -> bool:
+    return (
+        isinstance(doc, dict)
+        and "format_version" in doc
+        and ("planned_values" in doc or "resource_changes" in doc)
+    )
+
+
+def load(doc: Any, ctx: DocContext) -> ir.LoadResult:
+    result = ir.LoadResult()
+    unknowns = {
+        rc.get("address"): (rc.get("change") or {}).get("after_unknown")
+        for rc in doc.get("resource_changes") or []
+        if isinstance(rc, dict)
+    }
+    refs = _config_refs(doc.get("configuration"))
+    items: list[m.Item] = []
+    root = (doc.get("planned_values") or {}).get("root_module") or {}
+    for res in _resources(root):
+        address = str(res.get("address", ""))
+        rtype = str(res.get("type", ""))
+        if res.get("mode", "managed") != "managed":
+            continue
+        values = res.get("values")
+        if not isinstance(values, dict):
+            values = LineDict()
+        values = _shift(_mark_unknown(values, unknowns.get(address)), ctx.line_offset)
+        line = ctx.line(getattr(res, "line", 1) or 1)
+        end = ctx.line(getattr(res, "end_line", 0) or 0) if getattr(res, "end_line", 0) else line
+        loc = ir.Location(ctx.file, line, max(line, end))
+        values.line, values.end_line = line, loc.end_line
+        if rtype in _EMBEDDED:
+            result.extend(_embedded(rtype, address, values, loc, ctx))
+            continue
+        if rtype not in m.MAPPED_TYPES:
+            continue
+        base = _INDEX.sub("", address)
+        items.append(
+            m.Item(rtype, address, values, loc, FORMAT, 1, refs=refs.get(base, {}), extra={"from_plan": True})
+        )
+    if not items and not result.records and "planned_values" not in doc:
+        result.notices.append(
+            ir.Notice(ctx.file, 1, "plan has no planned_values (a destroy plan?); nothing read")
+        )
+    result.records.extend(m.map_items(items))
+    return result
+
+
+def _resources(module: Any) -> list[Any]:
+    if not isinstance(module, dict):
+        return []
+    out = [r for r in module.get("resources") or [] if isinstance(r, dict)]
+    for child in module.get("child_modules") or []:
+        out.extend(_resources(child))
+    return out
+
+
+def _mark_unknown(values: Any, unknown: Any) -> Any:
+    """Apply ``after_unknown``: ``true`` marks a value (present or omitted) as unknown."""
+    if unknown is True:
+        return Unknown("known after apply")
+    if isinstance(values, dict) and isinstance(unknown, dict):
+        for key, flag in unknown.items():
+            if flag is True or key in values:
+                values[key] = _mark_unknown(values.get(key), flag)
+                if isinstance(values, LineDict) and key not in (getattr(values, "key_lines", None) or {}):
+                    values.key_lines = {**(getattr(values, "key_lines", None) or {}), key: values.line}
+    elif isinstance(values, list) and isinstance(unknown, list):
+        for i, flag in enumerate(unknown[: len(values)]):
+            values[i] = _mark_unknown(values[i], flag)
+    return values
+
+
+def _shift(value: Any, offset: int) -> Any:
+    if not offset:
+        return value
+    if isinstance(value, LineDict):
+        value.line += offset
+        value.end_line += offset
+        value.key_lines = {k: v + offset for k, v in (getattr(value, "key_lines", None) or {}).items()}
+        for v in value.values():
+            _shift(v, offset)
+    elif isinstance(value, LineList):
+        value.line += offset
+        value.end_line += offset
+        value.item_lines = [v + offset for v in (getattr(value, "item_lines", None) or [])]
+        for v in value:
+            _shift(v, offset)
+    return value
+
+
+def _config_refs(config: Any) -> dict[str, dict[str, str]]:
+    """``configuration`` section: resource address -> {argument path: referenced resource address}."""
+    out: dict[str, dict[str, str]] = {}
+
+    def walk_module(module: Any, prefix: str) -> None:
+        if not isinstance(module, dict):
+            return
+        for res in module.get("resources") or []:
+            if isinstance(res, dict) and res.get("address"):
+                refs: dict[str, str] = {}
+                _expr_refs(res.get("expressions"), "", prefix, refs)
+                out[prefix + str(res["address"])] = refs
+        for name, call in (module.get("module_calls") or {}).items():
+            if isinstance(call, dict):
+                walk_module(call.get("module"), f"{prefix}module.{name}.")
+
+    if isinstance(config, dict):
+        walk_module(config.get("root_module"), "")
+    return out
+
+
+def _expr_refs(expr: Any, path: str, prefix: str, refs: dict[str, str]) -> None:
+    if isinstance(expr, list):
+        for block in expr[:1]:
+            _expr_refs(block, path, prefix, refs)
+        return
+    if not isinstance(expr, dict):
+        return
+    if "references" in expr and isinstance(expr["references"], list):
+        for ref in expr["references"]:
+            parts = str(ref).split(".")
+            if (
+                len(parts) >= 2
+                and "_" in parts[0]
+                and parts[0] not in ("var", "local", "module", "data", "each")
+            ):
+                refs[path.rstrip(".")] = prefix + _INDEX.sub("", f"{parts[0]}.{parts[1]}")
+                break
+        return
+    for key, value in expr.items():
+        _expr_refs(value, f"{path}{key}.", prefix, refs)
+
+
+def _one_line(value: Any, line: int) -> Any:
+    """Documents parsed from a JSON string sit on the line of that string in the plan."""
+    if isinstance(value, LineDict):
+        value.line = value.end_line = line
+        value.key_lines = dict.fromkeys(value, line)
+        for v in value.values():
+            _one_line(v, line)
+    elif isinstance(value, LineList):
+        value.line = value.end_line = line
+        value.item_lines = [line] * len(value)
+        for v in value:
+            _one_line(v, line)
+    return value
+
+
+def _embedded(rtype: str, address: str, values: Any, loc: ir.Location, ctx: DocContext) -> ir.LoadResult:
+    result = ir.LoadResult()
+    key = {"kubectl_manifest": "yaml_body", "kubernetes_manifest": "manifest"}.get(rtype, "definition")
+    value, line = m.get(values, key)
+    line = line or loc.line
+    sub = DocContext(file=ctx.file, lines=ctx.lines, address_prefix=f"{address}/", options=ctx.options)
+    docs: list[Any]
+    if isinstance(value, str):
+        try:
+            docs = load_all(value, is_json=value.lstrip().startswith("{"))
+        except YamlLoadError as exc:
+            result.errors.append(ir.LoadError(ctx.file, line, f"{address}: {key}: {exc.message}"))
+            return result
+        docs = [_one_line(d, line) for d in docs]
+    elif isinstance(value, dict):
+        docs = [value]
+    else:
+        return result
+    if rtype == "aws_sfn_state_machine":
+        from finlint.loaders import sagemaker_api
+
+        if docs and isinstance(docs[0], dict):
+            for job in sagemaker_api.training_jobs_from_asl(docs[0], sub, f"{address}/", line):
+                result.records.append(_tag(job, address))
+        return result
+    from finlint.loaders import kubernetes
+
+    loaded = kubernetes.load_documents(docs, sub)
+    result.records.extend(_tag(r, address) for r in loaded.records)
+    result.errors.extend(loaded.errors)
+    result.notices.extend(loaded.notices)
+    return result
+
+
+def _tag(record: ir.Record, address: str) -> ir.Record:
+    extra = dict(record.extra)
+    extra.setdefault("tf_address", address)
+    extra["from_plan"] = True
+    return record.with_changes(extra=extra)
+
+
+def finalize(records: list[ir.Record]) -> list[ir.Record]:
+    """Join plan records with the configuration's records of the same resource.
+
+    Same address: keep the plan's values (fully resolved) at the .tf lines. A plan instance
+    of a counted resource (``x[0]``) whose configuration record is in the scan: keep the
+    configuration record (it carries the count). Embedded objects: keep the configuration's
+    (its lines are inside the heredoc).
+    """
+    config = {r.address: r for r in records if "tf_address" in r.extra and not r.extra.get("from_plan")}
+    if not config:
+        return records
+    out: list[ir.Record] = []
+    replaced: set[str] = set()
+    for r in records:
+        if not r.extra.get("from_plan"):
+            continue
+        twin = config.get(r.address)
+        if twin is not None and "/" not in r.address:
+            lines = {k: twin.attr_lines.get(k, twin.location.line) for k in r.attr_lines}
+            extra = dict(r.extra)
+            extra["plan_location"] = str(r.location)
+            out.append(r.with_changes(location=twin.location, attr_lines=lines, extra=extra))
+            replaced.add(twin.address)
+        elif twin is not None or _INDEX.sub("", r.address) in config:
+            continue  # the configuration record stands for it
+        else:
+            out.append(r)
+    for r in records:
+        if r.extra.get("from_plan"):
+            continue
+        if r.address in replaced:
+            continue
+        out.append(r)
+    return out
