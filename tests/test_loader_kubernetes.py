@@ -896,3 +896,57 @@ def test_a_large_multi_document_file_loads_quickly() -> None:
     elapsed = time.perf_counter() - start
     assert len(result.records) == 200
     assert elapsed < 1.0, elapsed
+
+
+# --------------------------------------------------------------------------- end to end (finlint scan)
+
+
+def _findings(paths: list[Path]) -> set[tuple[str, str, int]]:
+    from conftest import scan_paths
+
+    result = scan_paths(paths)
+    assert result.errors == []
+    return {(f.rule_id, Path(f.file).as_posix().split("fixtures/", 1)[-1], f.line) for f in result.findings}
+
+
+def test_scan_bad_fixtures_fires_the_core_rules_at_the_cause() -> None:
+    assert _findings([FIXTURES / "bad"]) == {
+        ("FIN201", "kubernetes/bad/ack-trainingjob-spot-no-checkpoint.yaml", 21),
+        ("FIN401", "kubernetes/bad/efs-checkpoint-chain/pvc-checkpoints.yaml", 2),
+        ("FIN401", "kubernetes/bad/efs-checkpoint-chain/pytorchjob.yaml", 20),
+        ("FIN301", "kubernetes/bad/eksctl-p5-always-on.yaml", 10),
+        ("FIN401", "kubernetes/bad/job-nfs-efs-checkpoints.yaml", 18),
+        ("FIN101", "kubernetes/bad/legacy-operator-no-stopping-condition.yaml", 3),
+        ("FIN202", "kubernetes/bad/legacy-operator-no-stopping-condition.yaml", 21),
+        ("FIN301", "kubernetes/bad/nodepool-v1-category-p.yaml", 18),
+        ("FIN301", "kubernetes/bad/nodepool-v1beta1-cpu-only.yaml", 15),
+        ("FIN301", "kubernetes/bad/provisioner-v1alpha5-p5.yaml", 9),
+    }
+
+
+def test_scan_good_fixtures_is_clean() -> None:
+    assert _findings([FIXTURES / "good"]) == set()
+
+
+def test_scan_efs_chain_needs_all_three_files() -> None:
+    chain = FIXTURES / "bad" / "efs-checkpoint-chain"
+    assert _findings([chain / "pvc-checkpoints.yaml", chain / "pytorchjob.yaml"]) == set()
+
+
+def test_scan_demo() -> None:
+    assert _findings([REPO / "fixtures" / "demo" / "kubernetes"]) == {
+        ("FIN301", "demo/kubernetes/karpenter-gpu-nodepool.yaml", 17),
+        ("FIN401", "demo/kubernetes/shared-storage.yaml", 4),
+        ("FIN401", "demo/kubernetes/train-job.yaml", 23),
+    }
+
+
+def test_scan_honours_the_ignore_annotation(tmp_path: Path) -> None:
+    pytest.importorskip("finlint.suppressions")
+    text = (FIXTURES / "bad" / "nodepool-v1-category-p.yaml").read_text("utf-8")
+    annotated = text.replace(
+        "  name: gpu-training\n",
+        '  name: gpu-training\n  annotations:\n    finlint.io/ignore: "FIN301: capped by a quota"\n',
+    )
+    (tmp_path / "pool.yaml").write_text(annotated, "utf-8")
+    assert {rule for rule, _file, _line in _findings([tmp_path])} == set()
