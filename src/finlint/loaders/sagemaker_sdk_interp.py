@@ -478,7 +478,9 @@ class Interpreter:
         if isinstance(value, DictVal):
             out.entries.update(value.entries)
             out.open = out.open or value.open
-        else:
+        else:  # an unknown mapping may override every key set so far
+            for key, (_, at) in list(out.entries.items()):
+                out.entries[key] = (Unknown(reason), at)
             out.open = True
 
     def eval_fstring(self, node: ast.JoinedStr, scope: Scope) -> Any:
