@@ -794,6 +794,17 @@ def test_eksctl_default_size_is_two_nodes() -> None:
     assert "eksctl creates 2 nodes" in pool.extra["default_note"]
 
 
+def test_eksctl_instance_selector_is_unknown() -> None:
+    pool = only(
+        load_text(
+            "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata: {name: c}\n"
+            "nodeGroups:\n  - name: gpu\n    minSize: 1\n    instanceSelector: {vCPUs: 192, gpus: 8}\n"
+        ),
+        ComputePool,
+    )
+    assert is_unknown(pool.instance_types) and pool.line_of("instance_types") == 7
+
+
 # --------------------------------------------------------------------------- suppressions
 
 

@@ -1002,6 +1002,9 @@ def _eksctl_nodegroup(d: _Doc, cluster: str, group: _Node, managed: bool) -> Com
         at(group, "instance_types", "instanceType")
         one = _text(single, "instanceType")
         types = one if isinstance(one, Unknown) else (one,)
+    elif isinstance(group.get("instanceSelector"), dict):
+        at(group, "instance_types", "instanceSelector")
+        types = Unknown("instanceSelector: eksctl picks the types when it creates the group")
     capacity: Maybe[tuple[str, ...]] = ("on-demand",)
     spot = _boolean(at(group, "capacity_types", "spot"), "spot")
     if isinstance(spot, Unknown):
