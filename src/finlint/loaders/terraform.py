@@ -151,13 +151,20 @@ def _parse_files(run: _Run, files: list[Path]) -> list[_File]:
         except h.HclError as exc:
             run.result.errors.append(ir.LoadError(shown, exc.line, exc.message))
             continue
-        for name, line in body.duplicates:
+        for name, line in _duplicates(body):
             run.result.notices.append(
                 ir.Notice(
                     shown, line, f"argument {name!r} is defined twice in one block; the last one is used"
                 )
             )
         out.append(_File(path, shown, text, body))
+    return out
+
+
+def _duplicates(body: h.Body) -> list[tuple[str, int]]:
+    out = list(body.duplicates)
+    for block in body.blocks:
+        out.extend(_duplicates(block.body))
     return out
 
 

@@ -21,6 +21,7 @@ from finlint.yamlload import LineDict, LineList, YamlLoadError, load_all
 FORMAT = "terraform-plan"
 _EMBEDDED = ("kubectl_manifest", "kubernetes_manifest", "aws_sfn_state_machine")
 _INDEX = re.compile(r'\[(?:\d+|"[^"]*")\]')
+_TRAILING_INDEX = re.compile(r"\[\d+\]$")
 
 
 def claims(doc: Any) -> bool:
@@ -236,7 +237,7 @@ def finalize(records: list[ir.Record]) -> list[ir.Record]:
             extra["plan_location"] = str(r.location)
             out.append(r.with_changes(location=twin.location, attr_lines=lines, extra=extra))
             replaced.add(twin.address)
-        elif twin is not None or _INDEX.sub("", r.address) in config:
+        elif twin is not None or _TRAILING_INDEX.sub("", r.address) in config:
             continue  # the configuration record stands for it
         else:
             out.append(r)
