@@ -33,7 +33,9 @@ def by_address(result: ir.LoadResult) -> dict[str, ir.Record]:
 
 @pytest.fixture(scope="module")
 def platform() -> dict[str, ir.Record]:
-    result = tf.load_directory(FIXTURE, sorted(FIXTURE.glob("*.tf")), lambda p: p.relative_to(FIXTURE).as_posix(), {})
+    result = tf.load_directory(
+        FIXTURE, sorted(FIXTURE.glob("*.tf")), lambda p: p.relative_to(FIXTURE).as_posix(), {}
+    )
     assert result.errors == [] and result.notices == []
     return by_address(result)
 
@@ -167,7 +169,9 @@ def test_cli_var_overrides_everything(tmp_path: Path) -> None:
         """,
         "terraform.tfvars": 't = "ml.g5.xlarge"\n',
     }
-    nb = by_address(load(tmp_path, files, tf_vars={"t": "ml.p5.48xlarge"}))["aws_sagemaker_notebook_instance.x"]
+    nb = by_address(load(tmp_path, files, tf_vars={"t": "ml.p5.48xlarge"}))[
+        "aws_sagemaker_notebook_instance.x"
+    ]
     assert isinstance(nb, ir.Notebook) and nb.instance_type == "ml.p5.48xlarge"
 
 
@@ -405,9 +409,9 @@ def test_kubernetes_manifest_object_and_sfn_jsonencode(tmp_path: Path) -> None:
                 spec = {
                   template = {
                     spec = {
-                      nodeClassRef = { group = "karpenter.k8s.aws", kind = "EC2NodeClass", name = "gpu" }
+                      nodeClassRef = { kind = "EC2NodeClass", name = "gpu" }
                       requirements = [
-                        { key = "node.kubernetes.io/instance-type", operator = "In", values = ["p5.48xlarge"] },
+                        { key = "node.kubernetes.io/instance-type", operator = "In", values = ["p5.4xlarge"] }
                       ]
                     }
                   }
@@ -425,7 +429,7 @@ def test_kubernetes_manifest_object_and_sfn_jsonencode(tmp_path: Path) -> None:
                     Resource = "arn:aws:states:::sagemaker:createTrainingJob.sync"
                     Parameters = {
                       TrainingJobName = "nightly"
-                      ResourceConfig  = { InstanceType = "ml.p4d.24xlarge", InstanceCount = 1, VolumeSizeInGB = 100 }
+                      ResourceConfig  = { InstanceType = "ml.p4d.24xlarge", InstanceCount = 1 }
                     }
                     End = true
                   }
@@ -437,7 +441,7 @@ def test_kubernetes_manifest_object_and_sfn_jsonencode(tmp_path: Path) -> None:
     records = by_address(load(tmp_path, files))
     pool = records["kubernetes_manifest.pool/NodePool/gpu"]
     assert isinstance(pool, ir.ComputePool)
-    assert [(r.values, r.line) for r in pool.requirements] == [(("p5.48xlarge",), 11)]
+    assert [(r.values, r.line) for r in pool.requirements] == [(("p5.4xlarge",), 11)]
     jobs = [r for r in records.values() if isinstance(r, ir.TrainingJob)]
     assert len(jobs) == 1
     assert jobs[0].address.startswith("aws_sfn_state_machine.train/")
