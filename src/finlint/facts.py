@@ -180,6 +180,8 @@ def _satisfies(spec: catalog.InstanceSpec, req: Requirement) -> bool:
 def admitted_types(pool: ComputePool, families: Iterable[str]) -> Any:
     """Catalog types of ``families`` a Karpenter pool's requirements admit (Unknown if templated)."""
     wanted = set(families)
+    if isinstance(pool.instance_types, Unknown):
+        return pool.instance_types  # the loader saw a templated requirement
     for req in pool.requirements:
         if any("{{" in v or "${" in v for v in req.values):
             return Unknown(f"requirement {req.key} is templated")
