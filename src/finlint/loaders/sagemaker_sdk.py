@@ -226,7 +226,7 @@ def _to_record(
         values["runs_multiplier"] = 1 if runs is None else runs
         attr_lines["runs_multiplier"] = line_map(launch.runs[1])
     spot = values.get("spot")
-    if isinstance(spot, Unknown) and "checkpoint_s3_uri" not in values and not _from_kwargs(spot):
+    if isinstance(spot, Unknown) and "checkpoint_s3_uri" not in values and "spot" not in launch.opaque:
         # Spot on a flag, no checkpoint on any branch: a real bug whenever the flag is on.
         extra["spot_conditional"] = spot.reason
         values["spot"] = True
@@ -241,10 +241,6 @@ def _to_record(
         max_runtime_default_s=launch.default_runtime,
         **values,
     )
-
-
-def _from_kwargs(value: Unknown) -> bool:
-    return "kwargs" in value.reason or "may come from" in value.reason or "**" in value.reason
 
 
 def _ir_value(ir_field: str, value: Any) -> Any:

@@ -120,6 +120,7 @@ class Launch:
     extra: dict[str, Any] = field(default_factory=dict)
     request: DictVal | None = None  # boto3 create_training_job
     skip: str | None = None  # why it is not reported (local mode, inside a test)
+    opaque: set[str] = field(default_factory=set)  # fields unknown because a whole container is
 
     def __post_init__(self) -> None:
         self.sdk_kind = self.launcher  # stays "sdk-*" when a pipeline step wraps the launch
@@ -314,6 +315,7 @@ class SdkInterpreter(Interpreter):
                 reason = value.reason if isinstance(value, Unknown) else f"{arg_name} is not a {kind} config"
                 for ir_field in fields:
                     launch.fields[ir_field] = (Unknown(reason), line)
+                    launch.opaque.add(ir_field)
         mode = args.get("training_mode")
         if mode is not None and isinstance(mode[0], Ref) and mode[0].last == "LOCAL_CONTAINER":
             launch.skip = "local mode"
@@ -385,6 +387,8 @@ class SdkInterpreter(Interpreter):
             found = args.get(*names)
             if found is not None and found[0] is not None:
                 launch.fields[ir_field] = found
+                if not any(name in args.keywords for name in names):
+                    launch.opaque.add(ir_field)  # from **kwargs we cannot see through
 
     @staticmethod
     def _job_name(launch: Launch, args: CallArgs, key: str) -> None:
