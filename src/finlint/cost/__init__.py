@@ -50,6 +50,37 @@ def price_findings(findings: Iterable[Finding], records: Iterable[Record], setti
             f.cost = Cost(None, None, "risk", "", {}, reason=f"unknown cost model {f.cost_model!r}")
             continue
         f.cost = model(f, ctx)
+    _count_storage_once(findings)
+
+
+def _count_storage_once(findings: Iterable[Finding]) -> None:
+    """A PVC and the workload that mounts it describe one EFS bill: count it once, on the first.
+
+    The other findings keep their basis, with a zero monthly figure that says where it is counted,
+    so the total is not inflated.
+    """
+    counted: dict[str, Finding] = {}
+    for f in sorted(findings, key=lambda f: (f.file, f.line)):
+        cost = f.cost
+        if cost is None or cost.monthly_usd is None or not f.active:
+            continue
+        key = cost.assumptions.get("storage")
+        if not key:
+            continue
+        if key not in counted or (counted[key].resource != key and f.resource == key):
+            if key in counted:
+                _zero(counted[key], f)
+            counted[key] = f
+        else:
+            _zero(f, counted[key])
+
+
+def _zero(finding: Finding, owner: Finding) -> None:
+    cost = finding.cost
+    assert cost is not None
+    cost.assumptions["counted_in"] = owner.resource
+    cost.basis += f" Counted once, in the finding for {owner.resource}: $0.00/month here."
+    cost.monthly_usd = 0.0
 
 
 def total_monthly_usd(findings: Iterable[Finding]) -> float:

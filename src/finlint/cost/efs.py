@@ -36,6 +36,17 @@ def _find_fs(rec: Record, records: list[Record]) -> FileSystem | None:
     return None
 
 
+def storage_key(rec: Record, records: list[Record]) -> str:
+    """The storage object a finding's money is really about (a workload's claim, else itself)."""
+    if isinstance(rec, Volume) and rec.volume_kind == "workload":
+        claims = {m.claim_name for m in rec.mounts if isinstance(m.claim_name, str) and m.is_efs is True}
+        for other in records:
+            if isinstance(other, Volume) and other.volume_kind == "pvc" and other.name in claims:
+                if other.namespace == rec.namespace or not known(rec.namespace):
+                    return other.address
+    return rec.address
+
+
 def _claim_size(rec: Record, records: list[Record]) -> tuple[float | None, str]:
     """The checkpoint volume's requested size: the PVC itself, or the claim a workload mounts."""
     if isinstance(rec, Volume) and rec.volume_kind in ("pvc", "pv") and known(rec.capacity_gb):
@@ -122,6 +133,7 @@ def price(finding: Finding, ctx: CostContext) -> Cost:
         f"{none_text}. {price_note(*quotes, ia, scratch)}"
     )
     assumptions.update(
+        storage=storage_key(rec, ctx.records),
         efs_monthly_usd=efs_total,
         alternative_monthly_usd=alt_total,
         region=std.region,
