@@ -167,3 +167,14 @@ def test_parse_error_is_fin000(tmp_path: Path) -> None:
     (tmp_path / "main.tf").write_text('resource "aws_instance" "x" {\n  ami = = 1\n}\n')
     report = scan(tmp_path)
     assert findings(report, tmp_path) == {("FIN000", "main.tf", 2)}
+
+
+def test_demo_terraform_part() -> None:
+    demo = FIXTURE.parent.parent / "demo" / "terraform"
+    assert findings(scan(demo), demo) == {
+        ("FIN301", "main.tf", 22),
+        ("FIN101", "main.tf", 26),
+        ("FIN201", "main.tf", 40),
+        ("FIN301", "main.tf", 59),
+        ("FIN401", "main.tf", 69),
+    }
