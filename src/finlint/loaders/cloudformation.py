@@ -575,7 +575,8 @@ def _launch_template_ref(tpl: _Template, spec: _Obj | None) -> tuple[str | None,
     if isinstance(spec.node, ir.Unknown):
         return None, spec.node, spec.line
     node = spec.node if isinstance(spec.node, dict) else {}
-    for key in ("LaunchTemplateId", "LaunchTemplateName"):
+    # EC2, Auto Scaling and Batch say LaunchTemplateId/LaunchTemplateName; EKS says Id/Name.
+    for key in ("LaunchTemplateId", "Id", "LaunchTemplateName", "Name"):
         raw = node.get(key)
         if raw is None:
             continue
@@ -583,7 +584,7 @@ def _launch_template_ref(tpl: _Template, spec: _Obj | None) -> tuple[str | None,
         if target:
             return target, None, spec.key_line(key)
         value = tpl.resolve(raw)
-        if key == "LaunchTemplateName" and isinstance(value, str):
+        if key in ("LaunchTemplateName", "Name") and isinstance(value, str):
             for lid, body in tpl.resources.items():
                 if (
                     isinstance(body, dict)
@@ -1022,6 +1023,33 @@ class _Placeholders:
     def restore(self, text: str) -> str:
         return _PLACEHOLDER.sub(lambda m: self.originals[int(m.group(1))], text)
 
+    @staticmethod
+    def quote_bare(text: str) -> str:
+        """Quote placeholders outside JSON strings (``"Max": ${Runtime}``), so the text stays
+        valid JSON whatever position a value had; they become Unknown after parsing."""
+        if "__finlint_unknown_" not in text:
+            return text
+        out: list[str] = []
+        in_string = escaped = False
+        last = 0
+        for index, char in enumerate(text):
+            if in_string:
+                if escaped:
+                    escaped = False
+                elif char == "\\":
+                    escaped = True
+                elif char == '"':
+                    in_string = False
+            elif char == '"':
+                in_string = True
+            elif char == "_" and text.startswith("__finlint_unknown_", index) and index >= last:
+                match = _PLACEHOLDER.match(text, index)
+                if match:
+                    out.append(text[last:index] + '"' + match.group(0) + '"')
+                    last = match.end()
+        out.append(text[last:])
+        return "".join(out)
+
     def value(self, text: str, key: Any) -> Any:
         """The ASL value for a string: itself, or Unknown when it holds a placeholder."""
         found = _PLACEHOLDER.findall(text)
@@ -1201,6 +1229,7 @@ class _StateMachine:
         self, source: str | None, text: str, key_line: int, holder: Any, holder_key: Any
     ) -> _Definition | ir.LoadError:
         mapped_line = self._block_start(source, text, holder, holder_key)
+        text = self.placeholders.quote_bare(text)
         try:
             docs = load_all(text, is_json=True)
         except YamlLoadError as exc:
