@@ -86,3 +86,15 @@ def test_negative_fixtures_are_clean() -> None:
     names = ["negative_recommendations.py", "negative_unrelated_estimator.py", "test_training_configs.py"]
     result = scan_paths([SDK / n for n in names])
     assert result.findings == [] and result.errors == []
+
+
+def test_demo_python_launcher() -> None:
+    result = scan_paths([FIXTURES / "demo" / "python"])
+    got = sorted((f.line, f.rule_id, f.resource) for f in result.findings)
+    assert got == [
+        (38, "FIN301", "launch_finetune:finetune"),
+        (46, "FIN101", "launch_finetune:evaluator"),
+        (54, "FIN201", "launch_finetune:evaluator"),
+    ]
+    (evaluator,) = [r for r in result.records if r.address == "launch_finetune:evaluator"]
+    assert evaluator.runs_multiplier == 12  # type: ignore[attr-defined]
