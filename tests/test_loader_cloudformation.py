@@ -769,3 +769,54 @@ def test_deep_nesting_never_raises(depth: int) -> None:
     (nb,) = result.records
     assert isinstance(nb.instance_type, ir.Unknown)
     assert result.errors == []
+
+
+# --------------------------------------------------------------------------------------------
+# End to end: the core rules fire through CloudFormation at the right lines
+# --------------------------------------------------------------------------------------------
+
+
+def _scan(*rels: str) -> set[tuple[str, str, int, bool]]:
+    from finlint.engine import EngineConfig
+    from finlint.scan import ScanOptions, lint
+
+    result = lint(ScanOptions(paths=[ROOT / rel for rel in rels], engine=EngineConfig()))
+    return {(Path(f.file).name, f.rule_id, f.line, f.active) for f in result.findings}
+
+
+def test_end_to_end_bad_fixtures() -> None:
+    assert _scan("fixtures/cloudformation/bad") == {
+        ("efs-checkpoints.yaml", "FIN401", 14, True),  # the file system tagged for checkpoints
+        ("efs-checkpoints.yaml", "FIN401", 27, True),  # its access point rooted at /checkpoints
+        ("p5-eks-nodegroup.yaml", "FIN301", 41, True),
+        ("p5-notebook.yaml", "FIN301", 21, True),
+        ("sfn-definition-object.yaml", "FIN101", 25, True),
+        ("sfn-definition-object.yaml", "FIN301", 35, True),  # 2 x 8 GPUs x 24 h default < 1000
+        ("sfn-spot-no-checkpoint.yaml", "FIN201", 41, True),
+        ("training-cluster.json", "FIN301", 24, True),
+        ("training-cluster.json", "FIN101", 48, True),
+    }
+
+
+def test_end_to_end_good_fixtures_and_demo() -> None:
+    assert _scan("fixtures/cloudformation/good") == set()
+    assert _scan("fixtures/demo/cloudformation") == {
+        ("training-stack.yaml", "FIN301", 18, True),
+        ("training-stack.yaml", "FIN401", 29, True),
+    }
+
+
+def test_end_to_end_metadata_suppression(tmp_path: Path) -> None:
+    template = tmp_path / "nb.yaml"
+    template.write_text(
+        "AWSTemplateFormatVersion: '2010-09-09'\nResources:\n  Nb:\n"
+        "    Type: AWS::SageMaker::NotebookInstance\n    Metadata:\n      finlint:\n        ignore:\n"
+        "          - {id: FIN301, reason: load test until Friday}\n"
+        "    Properties: {InstanceType: ml.p5.48xlarge}\n",
+        encoding="utf-8",
+    )
+    from finlint.engine import EngineConfig
+    from finlint.scan import ScanOptions, lint
+
+    findings = lint(ScanOptions(paths=[template], engine=EngineConfig())).findings
+    assert [(f.rule_id, f.line, f.active) for f in findings] == [("FIN301", 9, False)]

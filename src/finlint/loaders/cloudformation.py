@@ -1237,7 +1237,8 @@ class _StateMachine:
             return ir.LoadError(
                 self.tpl.ctx.file,
                 line,
-                f"state machine {self.res.logical_id}: definition is not valid JSON: {exc}",
+                f"state machine {self.res.logical_id}: the definition is not valid JSON: "
+                f"{exc.message.removeprefix('invalid JSON: ')}",
             )
         asl = docs[0] if docs else None
         leaf: Callable[[Any, Any], Any] = lambda value, key: (  # noqa: E731
