@@ -98,3 +98,28 @@ def test_demo_python_launcher() -> None:
     ]
     (evaluator,) = [r for r in result.records if r.address == "launch_finetune:evaluator"]
     assert evaluator.runs_multiplier == 12  # type: ignore[attr-defined]
+
+
+def _notebook(cells: list[str]) -> str:
+    return json.dumps(
+        {"cells": [{"cell_type": "code", "source": c.splitlines(True)} for c in cells], "nbformat": 4},
+        indent=1,
+    )
+
+
+def test_suppression_comments_in_py_and_notebook(tmp_path: Path) -> None:
+    launch = (
+        "# finlint: ignore[FIN101] the sweep is stopped by the orchestrator\n"
+        "est = PyTorch(entry_point='t.py', instance_type='ml.g5.xlarge')\n"
+    )
+    files = {
+        "launch.py": "from sagemaker.pytorch import PyTorch\n" + launch,
+        "nb.ipynb": _notebook(["from sagemaker.pytorch import PyTorch\n", launch]),
+        "open.ipynb": _notebook(["from sagemaker.pytorch import PyTorch\n", launch.split("\n", 1)[1]]),
+    }
+    result = scan_files(tmp_path, files, select=("FIN101",))
+    active = [(Path(f.file).name, f.line) for f in result.findings if not f.suppressed]
+    suppressed = sorted(Path(f.file).name for f in result.findings if f.suppressed)
+    open_line = next(i for i, ln in enumerate(files["open.ipynb"].splitlines(), 1) if "est = PyTorch" in ln)
+    assert active == [("open.ipynb", open_line)]
+    assert suppressed == ["launch.py", "nb.ipynb"]

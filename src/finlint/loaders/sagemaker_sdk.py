@@ -14,7 +14,7 @@ import warnings
 from pathlib import Path
 from typing import Any, Callable
 
-from finlint.ir import LoadError, LoadResult, Location, Notice, Record, TrainingJob, Unknown
+from finlint.ir import LoadError, LoadResult, Location, Notice, Record, Suppression, TrainingJob, Unknown
 from finlint.loaders import DocContext
 from finlint.loaders.sagemaker_sdk_launch import Launch, SdkInterpreter
 from finlint.loaders.sagemaker_sdk_values import DictVal, PartialStr
@@ -100,6 +100,7 @@ def _parse_notebook(text: str, display: str, result: LoadResult) -> tuple[ast.Mo
         return None
     module = ast.Module(body=[], type_ignores=[])
     file_lines: list[int] = [1]  # index = module line (1-based); [0] unused
+    source_lines: list[str] = []  # the module's text, for `# finlint: ignore[...]` comments
     for index, cell in enumerate(cells):
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
             continue
@@ -125,11 +126,13 @@ def _parse_notebook(text: str, display: str, result: LoadResult) -> tuple[ast.Mo
         ast.increment_lineno(tree, offset)
         module.body.extend(tree.body)
         file_lines.extend(lines_at)
+        source_lines.extend(source.split("\n")[: len(lines_at)])
     last = len(file_lines) - 1
 
     def line_map(line: int) -> int:
         return file_lines[min(max(line, 1), last)] if last else 1
 
+    module.finlint_source_lines = source_lines  # type: ignore[attr-defined]
     return module, line_map
 
 
@@ -195,13 +198,29 @@ def _analyse(
     )
     seen: dict[str, int] = {}
     ctx = DocContext(file=display, lines=text.splitlines(), options=options)
+    cell_lines = getattr(tree, "finlint_source_lines", None)
     for launch in launches:
         base = f"{path.stem}:{launch.name}"
         seen[base] = seen.get(base, 0) + 1
         address = base if seen[base] == 1 else f"{base}#{seen[base]}"
         record = _to_record(launch, address, display, line_map, ctx, result)
+        if record is not None and cell_lines and "finlint:" in text:
+            record = record.with_changes(suppressions=_notebook_suppressions(launch, cell_lines, line_map))
         if record is not None:
             result.records.append(record)
+
+
+def _notebook_suppressions(launch: Launch, lines: list[str], line_map: LineMap) -> tuple[Suppression, ...]:
+    """``# finlint: ignore[...]`` comments inside notebook cells (the scanner reads .py comments
+    itself; in a notebook they are inside JSON strings): on the call's first line or alone
+    above it, as in a .py file."""
+    from finlint.suppressions import parse_comments
+
+    out: list[Suppression] = []
+    for entry in parse_comments("cell.py", lines):
+        if entry.scope == "line" and launch.line in entry.targets:
+            out.extend(Suppression(rule, entry.reason, line_map(entry.line)) for rule in entry.rules)
+    return tuple(out)
 
 
 def _to_record(
