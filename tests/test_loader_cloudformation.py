@@ -488,6 +488,56 @@ def test_ec2_instance_targeted_reservation_and_launch_template_types() -> None:
     assert from_lt.capacity_reservation is None
 
 
+def test_types_from_launch_configuration_and_nodegroup_launch_template() -> None:
+    text = """
+    Resources:
+      Lc:
+        Type: AWS::AutoScaling::LaunchConfiguration
+        Properties: {InstanceType: p5.48xlarge, ImageId: ami-1}
+      Asg:
+        Type: AWS::AutoScaling::AutoScalingGroup
+        Properties: {MinSize: 1, MaxSize: 1, LaunchConfigurationName: !Ref Lc}
+      Lt:
+        Type: AWS::EC2::LaunchTemplate
+        Properties:
+          LaunchTemplateData:
+            InstanceType: p5e.48xlarge
+            CapacityReservationSpecification: {CapacityReservationPreference: capacity-reservations-only}
+      Ng:
+        Type: AWS::EKS::Nodegroup
+        Properties:
+          ScalingConfig: {MinSize: 1, DesiredSize: 1, MaxSize: 1}
+          LaunchTemplate: {Id: !GetAtt Lt.LaunchTemplateId}
+    """
+    recs = records(load_text(text))
+    assert (recs["Asg"].instance_types, recs["Asg"].attr_lines["instance_types"]) == (("p5.48xlarge",), 4)
+    ng = recs["Ng"]
+    assert (ng.instance_types, ng.attr_lines["instance_types"]) == (("p5e.48xlarge",), 12)
+    assert (ng.capacity_reservation, ng.attr_lines["capacity_reservation"]) == (True, 13)
+
+
+def test_sam_state_machine_definition() -> None:
+    text = """
+    Transform: AWS::Serverless-2016-10-31
+    Resources:
+      Pipeline:
+        Type: AWS::Serverless::StateMachine
+        Properties:
+          Definition:
+            StartAt: T
+            States:
+              T:
+                Type: Task
+                Resource: arn:aws:states:::sagemaker:createTrainingJob.sync
+                Parameters:
+                  ResourceConfig: {InstanceType: ml.g5.2xlarge, InstanceCount: 1}
+                End: true
+    """
+    job = records(load_text(text))["Pipeline/T"]
+    assert (job.instance_type, job.attr_lines["instance_type"]) == ("ml.g5.2xlarge", 13)
+    assert job.extra["resource_type"] == "AWS::Serverless::StateMachine"
+
+
 def test_batch_several_types_or_unknown_type() -> None:
     text = """
     Resources:
