@@ -836,7 +836,7 @@ def _scan(*rels: str) -> set[tuple[str, str, int, bool]]:
 
 def test_end_to_end_bad_fixtures() -> None:
     assert _scan("fixtures/cloudformation/bad") == {
-        ("efs-checkpoints.yaml", "FIN401", 14, True),  # the file system tagged for checkpoints
+        ("efs-checkpoints.yaml", "FIN401", 23, True),  # the Name tag that says checkpoints
         ("efs-checkpoints.yaml", "FIN401", 27, True),  # its access point rooted at /checkpoints
         ("p5-eks-nodegroup.yaml", "FIN301", 41, True),
         ("p5-notebook.yaml", "FIN301", 21, True),
@@ -852,7 +852,7 @@ def test_end_to_end_good_fixtures_and_demo() -> None:
     assert _scan("fixtures/cloudformation/good") == set()
     assert _scan("fixtures/demo/cloudformation") == {
         ("training-stack.yaml", "FIN301", 18, True),
-        ("training-stack.yaml", "FIN401", 29, True),
+        ("training-stack.yaml", "FIN401", 36, True),  # the Name tag
     }
 
 

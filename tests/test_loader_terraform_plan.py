@@ -107,7 +107,7 @@ EXPECTED = {
     ("FIN301", "eks.tf", 24),
     ("FIN301", "modules/gpu_pool/main.tf", 25),
     ("FIN301", "karpenter.tf", 16),
-    ("FIN401", "storage.tf", 2),
+    ("FIN401", "storage.tf", 8),  # the Name tag that says checkpoints
     ("FIN401", "storage.tf", 13),
 }
 
@@ -129,7 +129,7 @@ def test_core_rules_fire_through_plan_alone(tmp_path: Path) -> None:
         ("FIN301", "plan.json", 227),
         ("FIN301", "plan.json", 324),
         ("FIN301", "plan.json", 203),
-        ("FIN401", "plan.json", 26),
+        ("FIN401", "plan.json", 39),  # the Name tag that says checkpoints
         ("FIN401", "plan.json", 7),
     }
 
@@ -176,5 +176,5 @@ def test_demo_terraform_part() -> None:
         ("FIN101", "main.tf", 26),
         ("FIN201", "main.tf", 40),
         ("FIN301", "main.tf", 59),
-        ("FIN401", "main.tf", 69),
+        ("FIN401", "main.tf", 72),  # the Name tag that says checkpoints
     }

@@ -301,11 +301,13 @@ def checkpoint_on_efs(record: Record, pattern: str) -> Any:
     if isinstance(record, FileSystem):
         if record.fs_type != "efs":
             return None
-        tag_values = [v for v in record.tags.values() if isinstance(v, str)]
-        hit = _matches(rx, record.name, record.creation_token, *tag_values)
-        if hit is None:
-            return None
-        return Evidence(f"EFS file system '{hit}' holds checkpoints", record.location.line)
+        candidates = [("name", record.name), ("creation_token", record.creation_token)]
+        candidates += [("tags", v) for v in record.tags.values() if isinstance(v, str)]
+        for field_name, value in candidates:
+            if _matches(rx, value) is not None:
+                line = record.line_of(field_name) or record.location.line
+                return Evidence(f"EFS file system '{value}' holds checkpoints", line)
+        return None
     if isinstance(record, Volume):
         return _volume_on_efs(record, rx)
     if isinstance(record, TrainingJob):
