@@ -14,8 +14,9 @@ from typing import Any
 import click
 
 from finlint import __version__
-from finlint.engine import EngineConfig, Policy, PolicyError, load_policies
+from finlint.engine import Policy, PolicyError, load_policies
 from finlint.finding import SEVERITIES
+from finlint.outputs import PairedCommand
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
@@ -75,23 +76,45 @@ def _cost_guard(fn: Any) -> Any:
         sys.exit(EXIT_USAGE)
 
 
+def _output_options(fn: Any) -> Any:
+    """--format / --output, repeatable in pairs: `--format sarif --output f.sarif --format github`."""
+    from finlint.reporters import REPORTERS
+
+    fn = click.option(
+        "--output",
+        "-o",
+        "outputs",
+        multiple=True,
+        type=click.Path(path_type=Path, dir_okay=False),
+        help="Write the report of the --format before it to FILE (repeatable).",
+    )(fn)
+    return click.option(
+        "--format",
+        "formats",
+        multiple=True,
+        type=click.Choice(list(REPORTERS)),
+        help="Output format (default: text; repeatable, each with its own --output).",
+    )(fn)
+
+
+def _config_option(fn: Any) -> Any:
+    return click.option(
+        "--config",
+        "config_file",
+        type=click.Path(path_type=Path, dir_okay=False, exists=True),
+        help="Config file (default: the nearest .finlint.yaml or pyproject.toml [tool.finlint]).",
+    )(fn)
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="finlint")
 def main() -> None:
     """finlint: a FinOps linter for AI-training infrastructure on AWS."""
 
 
-@main.command()
+@main.command(cls=PairedCommand)
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
-@click.option(
-    "--format",
-    "fmt",
-    default="text",
-    show_default=True,
-    help="Output format.",
-    type=click.Choice(["text", "json"]),
-)
-@click.option("--output", "-o", type=click.Path(path_type=Path), help="Write the report to FILE.")
+@_output_options
 @click.option(
     "--fail-on",
     type=click.Choice(SEVERITIES),
@@ -123,10 +146,21 @@ def main() -> None:
 @click.option("--color/--no-color", default=None, help="Colour the text output (default: on a terminal).")
 @_cost_options
 @click.option("--max-monthly-usd", type=float, help="Exit 1 when the active findings' total exceeds N/month.")
+@_config_option
+@click.option(
+    "--baseline",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Known findings (from --write-baseline): reported as baseline, never fail the run.",
+)
+@click.option(
+    "--write-baseline",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Write every current finding to FILE as the baseline, and exit 0.",
+)
 def scan(
     paths: tuple[Path, ...],
-    fmt: str,
-    output: Path | None,
+    formats: tuple[str, ...],
+    outputs: tuple[Path, ...],
     fail_on: str,
     select: tuple[str, ...],
     ignore: tuple[str, ...],
@@ -140,34 +174,114 @@ def scan(
     region: str | None,
     pricing: Path | None,
     max_monthly_usd: float | None,
+    config_file: Path | None,
+    baseline: Path | None,
+    write_baseline: Path | None,
 ) -> None:
     """Scan PATHS (default: .) for costly AI-training configuration."""
-    from finlint.reporters import ReportContext, get_reporter
-    from finlint.scan import ScanOptions, lint
+    from finlint import baseline as baselines
+    from finlint.outputs import emit, plan
+    from finlint.reporters import ReportContext
+    from finlint.scan import lint
 
-    policies = _policies(policy_dir)
+    targets = plan(formats, outputs, click.get_current_context().meta.get("finlint.raw_args"))
+    run = _prepare(
+        paths,
+        select,
+        ignore,
+        policy_dir,
+        exclude,
+        config_file,
+        fail_on,
+        max_monthly_usd,
+        _cost_settings(usage_file, region, pricing),
+        {"tf_var_files": list(var_file), "tf_vars": _parse_vars(tf_vars)},
+    )
+    result = _cost_guard(lambda: lint(run.options, run.policies))
+    extra: dict[str, Any] = {"engine": run.options.engine}
+    known = baseline or (run.config.baseline if write_baseline is None else None)
+    if write_baseline is not None:
+        count = baselines.write(write_baseline, result.findings)
+        click.echo(f"finlint: wrote {count} finding(s) to baseline {write_baseline}", err=True)
+    elif known is not None:
+        try:
+            extra["comparison"] = baselines.compare(
+                result.findings, baselines.load(known), f"baseline {known}"
+            )
+        except baselines.BaselineError as exc:
+            click.echo(f"finlint: error: {exc}", err=True)
+            sys.exit(EXIT_USAGE)
+    to_stdout = any(path is None for _, path in targets)
+    use_color = (to_stdout and sys.stdout.isatty()) if color is None else color
+    context = ReportContext(
+        fail_on=run.fail_on, color=use_color, max_monthly_usd=run.max_monthly_usd, extra=extra
+    )
+    emit(result, context, targets)
+    code = EXIT_OK if write_baseline is not None else result.exit_code(run.fail_on, run.max_monthly_usd)
+    sys.exit(EXIT_OK if exit_zero else code)
+
+
+class _Run:
+    """A scan's settings after merging the config file with the CLI (CLI flags win)."""
+
+    def __init__(
+        self, options: Any, policies: list[Policy], config: Any, fail_on: str, max_usd: float | None
+    ):
+        self.options, self.policies, self.config = options, policies, config
+        self.fail_on, self.max_monthly_usd = fail_on, max_usd
+
+
+def _prepare(
+    paths: tuple[Path, ...],
+    select: tuple[str, ...],
+    ignore: tuple[str, ...],
+    policy_dir: tuple[Path, ...],
+    exclude: tuple[str, ...],
+    config_file: Path | None,
+    fail_on: str,
+    max_monthly_usd: float | None,
+    cost_settings: Any,
+    loader_options: dict[str, Any],
+) -> _Run:
+    from click.core import ParameterSource
+
+    from finlint.config import Config, ConfigError, find_config, load_config
+    from finlint.scan import ScanOptions
+
+    scan_paths = list(paths) or [Path(".")]
+    try:
+        found = config_file or find_config(scan_paths[0])
+        config = load_config(found) if found is not None else Config()
+        policies = _policies((*policy_dir, *config.policy_dirs))
+        config.check_rules(policies)
+    except ConfigError as exc:
+        click.echo(f"finlint: error: {exc}", err=True)
+        sys.exit(EXIT_USAGE)
     known = {p.id for p in policies} | {p.name for p in policies}
     for selector in _split(select) + _split(ignore):
         if not any(k == selector or k.startswith(selector) for k in known):
             raise click.BadParameter(f"no rule matches {selector!r}", param_hint="--select/--ignore")
+    ctx = click.get_current_context()
+    if ctx.get_parameter_source("fail_on") is ParameterSource.DEFAULT and config.fail_on:
+        fail_on = config.fail_on
+    if cost_settings is not None:
+        for attr, value in (
+            ("region", config.region),
+            ("usage_file", config.usage_file),
+            ("pricing_file", config.pricing_file),
+        ):
+            if getattr(cost_settings, attr, None) is None and value is not None:
+                setattr(cost_settings, attr, value)
     options = ScanOptions(
-        paths=list(paths) or [Path(".")],
-        engine=EngineConfig(select=_split(select), ignore=_split(ignore)),
-        policy_dirs=list(policy_dir),
-        exclude=list(exclude),
-        loader_options={"tf_var_files": list(var_file), "tf_vars": _parse_vars(tf_vars)},
-        cost_settings=_cost_settings(usage_file, region, pricing),
+        paths=scan_paths,
+        engine=config.engine(_split(select), _split(ignore)),
+        policy_dirs=[*policy_dir, *config.policy_dirs],
+        exclude=[*config.exclude, *exclude],
+        loader_options=loader_options,
+        cost_settings=cost_settings,
     )
-    result = _cost_guard(lambda: lint(options, policies))
-    use_color = (output is None and sys.stdout.isatty()) if color is None else color
-    context = ReportContext(fail_on=fail_on, color=use_color, max_monthly_usd=max_monthly_usd)
-    report = get_reporter(fmt).render(result, context)
-    if output is not None:
-        output.write_text(report, encoding="utf-8")
-    else:
-        click.echo(report, nl=False)
-    code = result.exit_code(fail_on, max_monthly_usd)
-    sys.exit(EXIT_OK if exit_zero else code)
+    max_usd = max_monthly_usd if max_monthly_usd is not None else config.max_monthly_usd
+    return _Run(options, policies, config, fail_on, max_usd)
 
 
 def _rule_doc(policy: Policy) -> str:

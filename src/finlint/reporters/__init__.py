@@ -14,6 +14,10 @@ from typing import Any, Protocol
 REPORTERS: dict[str, str] = {
     "text": "text",
     "json": "json_report",
+    "sarif": "sarif",
+    "github": "github",
+    "markdown": "markdown",
+    "junit": "junit",
 }
 
 

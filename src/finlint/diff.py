@@ -1,0 +1,147 @@
+"""``finlint diff BASE_REF [PATH]``: the pull-request view.
+
+Scans the working tree and BASE_REF, and reports the findings the change adds, the ones it
+fixes and the change in monthly cost. The base is checked out into a temporary
+``git worktree`` (detached, removed afterwards), so the user's checkout, index and stash are
+never touched. The base scan runs from the same relative directory inside the worktree, so
+both scans print the same paths and findings compare by rule, file and resource.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+from contextlib import contextmanager, suppress
+from dataclasses import replace
+from pathlib import Path
+from typing import Callable, Iterator
+
+from finlint.baseline import Comparison, Entry, compare
+from finlint.scan import ScanOptions, ScanResult, display_path
+
+GIT_TIMEOUT_S = 300
+# Set by git while a hook runs (pre-commit): they would point the worktree at the wrong index.
+_GIT_ENV = (
+    "GIT_DIR",
+    "GIT_INDEX_FILE",
+    "GIT_WORK_TREE",
+    "GIT_PREFIX",
+    "GIT_COMMON_DIR",
+    "GIT_OBJECT_DIRECTORY",
+)
+
+
+class DiffError(Exception):
+    """Not a git repository, an unknown ref, or git failed (a usage error, exit 2)."""
+
+
+def git(args: list[str], cwd: Path) -> str:
+    env = {k: v for k, v in os.environ.items() if k not in _GIT_ENV}
+    try:
+        proc = subprocess.run(
+            ["git", *args],
+            cwd=cwd,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=GIT_TIMEOUT_S,
+            check=False,
+        )
+    except FileNotFoundError as exc:
+        raise DiffError("git is not installed (finlint diff needs it)") from exc
+    except subprocess.TimeoutExpired as exc:
+        raise DiffError(f"git {' '.join(args)} timed out after {GIT_TIMEOUT_S} s") from exc
+    if proc.returncode != 0:
+        raise DiffError(f"git {' '.join(args)}: {proc.stderr.strip() or proc.stdout.strip()}")
+    return proc.stdout.strip()
+
+
+def repo_root(path: Path) -> Path:
+    start = path if path.is_dir() else path.parent
+    try:
+        return Path(git(["rev-parse", "--show-toplevel"], start)).resolve()
+    except DiffError as exc:
+        raise DiffError(f"{path}: not inside a git repository ({exc})") from exc
+
+
+def resolve_ref(root: Path, ref: str) -> str:
+    if ref.startswith("-"):
+        raise DiffError(f"invalid ref {ref!r}")
+    try:
+        return git(["rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"], root)
+    except DiffError as exc:
+        raise DiffError(f"unknown git ref {ref!r} (fetch it first, e.g. `git fetch origin {ref}`)") from exc
+
+
+@contextmanager
+def worktree(root: Path, commit: str) -> Iterator[Path]:
+    """A detached worktree of ``commit`` in a temporary directory, always cleaned up."""
+    holder = Path(tempfile.mkdtemp(prefix="finlint-diff-"))
+    tree = holder / "base"
+    try:
+        git(["worktree", "add", "--detach", "--quiet", str(tree), commit], root)
+        yield tree
+    finally:
+        if tree.exists():
+            with suppress(DiffError):
+                git(["worktree", "remove", "--force", str(tree)], root)
+        shutil.rmtree(holder, ignore_errors=True)
+        with suppress(DiffError):
+            git(["worktree", "prune"], root)
+
+
+@contextmanager
+def _chdir(path: Path) -> Iterator[None]:
+    old = Path.cwd()
+    os.chdir(path)
+    try:
+        yield
+    finally:
+        os.chdir(old)
+
+
+def _in_tree(path: Path, root: Path, tree: Path) -> Path:
+    absolute = path if path.is_absolute() else Path.cwd() / path
+    try:
+        return tree / absolute.resolve().relative_to(root)
+    except ValueError:
+        return path  # outside the repository: scanned as is
+
+
+def _remap(file: str, base_cwd: Path, tree: Path, root: Path) -> str:
+    """A path printed by the base scan -> the same file's path as the working-tree scan prints it."""
+    absolute = Path(file) if os.path.isabs(file) else base_cwd / file
+    try:
+        return display_path(root / absolute.relative_to(tree))
+    except ValueError:
+        return file
+
+
+def run(
+    ref: str,
+    options: ScanOptions,
+    scan: Callable[[ScanOptions], ScanResult],
+) -> tuple[ScanResult, Comparison]:
+    """Scan the working tree and ``ref``; mark findings present at ``ref`` as baseline."""
+    paths = options.paths or [Path(".")]
+    root = repo_root(paths[0].absolute())
+    commit = resolve_ref(root, ref)
+    head = scan(options)
+    cwd = Path.cwd().resolve()
+    with worktree(root, commit) as tree:
+        try:
+            base_cwd = tree / cwd.relative_to(root)
+        except ValueError:
+            base_cwd = tree
+        base_paths = [p for p in (_in_tree(p, root, tree) for p in paths) if (base_cwd / p).exists()]
+        if base_paths and base_cwd.is_dir():
+            with _chdir(base_cwd):
+                base = scan(replace(options, paths=base_paths))
+            base_findings = [f for f in base.findings if f.suppressed is None]
+        else:
+            base_findings = []
+        known = [replace(e, file=_remap(e.file, base_cwd, tree, root)) for e in map(Entry.of, base_findings)]
+    label = f"{ref} ({commit[:7]})"
+    return head, compare(head.findings, known, label)

@@ -1,0 +1,103 @@
+"""Several reports from one scan: ``--format sarif --output f.sarif --format github``.
+
+CI wants annotations on stdout, SARIF for code scanning and Markdown for a PR comment from
+one parse of the tree. Click collects repeated options per name and loses their interleaving,
+so :class:`PairedCommand` keeps the raw arguments and :func:`plan` pairs each ``--output``
+with the ``--format`` written just before it (or, if none is waiting, the next one).
+Formats left without a file go to stdout; at most one may.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import click
+
+from finlint.reporters import ReportContext, get_reporter
+
+DEFAULT_FORMAT = "text"
+_FORMAT_FLAGS = ("--format",)
+_OUTPUT_FLAGS = ("--output", "-o")
+
+
+class PairedCommand(click.Command):
+    """A click command that remembers its raw arguments (for :func:`plan`)."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        ctx.meta["finlint.raw_args"] = list(args)
+        return super().parse_args(ctx, args)
+
+
+def _sequence(args: list[str]) -> list[str]:
+    """The order of format ("F") and output ("O") options on the command line."""
+    seq: list[str] = []
+    skip = False
+    for arg in args:
+        if skip:
+            skip = False
+            continue
+        if arg == "--":
+            break
+        if arg in _FORMAT_FLAGS or arg in _OUTPUT_FLAGS:
+            seq.append("F" if arg in _FORMAT_FLAGS else "O")
+            skip = True
+        elif arg.startswith("--format="):
+            seq.append("F")
+        elif arg.startswith("--output=") or (arg.startswith("-o") and not arg.startswith("--")):
+            seq.append("O")
+    return seq
+
+
+def plan(
+    formats: tuple[str, ...], outputs: tuple[Path, ...], raw_args: list[str] | None
+) -> list[tuple[str, Path | None]]:
+    """``[(format, file or None for stdout)]``; raises :class:`click.UsageError` when ambiguous."""
+    if not formats and not outputs:
+        return [(DEFAULT_FORMAT, None)]
+    seq = _sequence(raw_args) if raw_args is not None else []
+    if seq.count("F") != len(formats) or seq.count("O") != len(outputs):
+        seq = [k for pair in zip(["F"] * len(formats), ["O"] * len(outputs), strict=False) for k in pair]
+        seq += ["F"] * (len(formats) - len(outputs)) + ["O"] * (len(outputs) - len(formats))
+    pending: list[str] = []  # formats waiting for a file
+    waiting: list[Path] = []  # files waiting for a format
+    pairs: list[tuple[str, Path | None]] = []
+    fmt_iter, out_iter = iter(formats), iter(outputs)
+    for kind in seq:
+        if kind == "F":
+            fmt = next(fmt_iter)
+            if waiting:
+                pairs.append((fmt, waiting.pop(0)))
+            else:
+                pending.append(fmt)
+        else:
+            out = next(out_iter)
+            if pending:
+                pairs.append((pending.pop(), out))
+            else:
+                waiting.append(out)
+    pairs += [(DEFAULT_FORMAT, out) for out in waiting]
+    if len(pending) > 1:
+        raise click.UsageError(
+            f"formats {', '.join(pending)} would all write to stdout: give each but one an --output FILE"
+        )
+    pairs += [(fmt, None) for fmt in pending]
+    files = [str(p) for _, p in pairs if p is not None]
+    if len(files) != len(set(files)):
+        raise click.UsageError("the same --output file is given twice")
+    return pairs
+
+
+def emit(result: Any, context: ReportContext, targets: list[tuple[str, Path | None]]) -> None:
+    """Render each report once and write it to its file or to stdout."""
+    for fmt, path in targets:
+        if path is None:
+            click.echo(get_reporter(fmt).render(result, context), nl=False)
+            continue
+        report = get_reporter(fmt).render(result, replace(context, color=False))
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(report, encoding="utf-8")
+        except OSError as exc:
+            raise click.FileError(str(path), hint=exc.strerror or str(exc)) from exc

@@ -1,0 +1,101 @@
+"""GitHub Actions workflow commands: ``::error file=...,line=...,endLine=...,title=...::message``.
+
+GitHub shows at most 10 annotations per level per step, so the ones that cost most come first
+(dollars, then severity) and a final notice says how many were left out and what they cost.
+Suppressed and baselined findings are not annotated: they do not fail the run. When
+``GITHUB_STEP_SUMMARY`` is set, the Markdown report is appended to the job summary too.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+from finlint.finding import Finding
+from finlint.reporters.markdown import monthly, ranked, usd
+
+if TYPE_CHECKING:
+    from finlint.reporters import ReportContext
+    from finlint.scan import ScanResult
+
+LEVELS = {"critical": "error", "high": "error", "medium": "warning", "low": "notice", "info": "notice"}
+PER_LEVEL = 10  # GitHub's display limit per level per step
+
+
+def escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(text: str) -> str:
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def annotation(f: Finding) -> str:
+    title = f"{f.rule_id} {f.rule}"
+    dollars = monthly(f)
+    if dollars:
+        title += f" ({usd(dollars)}/month)"
+    props = [
+        f"file={escape_property(f.file)}",
+        f"line={max(f.line, 1)}",
+        f"endLine={max(f.end_line, f.line, 1)}",
+        f"title={escape_property(title)}",
+    ]
+    message = f.message
+    if f.cost is not None and f.cost.monthly_usd is not None and f.cost.basis:
+        message += f"\n\n{f.cost.kind}: {usd(f.cost.monthly_usd)}/month. {f.cost.basis}"
+    return f"::{LEVELS.get(f.severity, 'warning')} {','.join(props)}::{escape_data(message)}"
+
+
+def select(findings: list[Finding]) -> tuple[list[Finding], list[Finding]]:
+    """The annotations GitHub will show (10 per level; 9 notices when a summary notice follows)."""
+    shown: list[Finding] = []
+    hidden: list[Finding] = []
+    per_level: dict[str, int] = {}
+    for f in ranked(findings):
+        lvl = LEVELS.get(f.severity, "warning")
+        if per_level.get(lvl, 0) < PER_LEVEL:
+            per_level[lvl] = per_level.get(lvl, 0) + 1
+            shown.append(f)
+        else:
+            hidden.append(f)
+    notices = [f for f in shown if LEVELS.get(f.severity) == "notice"]
+    if hidden and len(notices) == PER_LEVEL:  # keep room for the summary notice
+        shown.remove(notices[-1])
+        hidden.insert(0, notices[-1])
+    return shown, hidden
+
+
+def write_step_summary(result: ScanResult, context: ReportContext) -> None:
+    path = os.environ.get("GITHUB_STEP_SUMMARY")
+    if not path or context.extra.get("no_step_summary"):
+        return
+    from finlint.reporters import markdown
+
+    try:
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write(markdown.render(result, context) + "\n")
+    except OSError:
+        pass  # a summary is a courtesy; annotations are the report
+
+
+def render(result: ScanResult, context: ReportContext) -> str:
+    active = result.active()
+    shown, hidden = select(active)
+    lines = [annotation(f) for f in shown]
+    if hidden:
+        cost = sum(monthly(f) for f in hidden)
+        lines.append(
+            "::notice title=finlint::"
+            + escape_data(
+                f"{len(hidden)} more finding(s) not annotated (GitHub shows 10 per level), "
+                f"{usd(cost)}/month; see the job summary or the SARIF report"
+            )
+        )
+    total = result.monthly_usd()
+    tail = f"finlint: {len(active)} finding(s)"
+    if total:
+        tail += f", estimated impact {usd(total)}/month"
+    lines.append(tail)
+    write_step_summary(result, context)
+    return "\n".join(lines) + "\n"

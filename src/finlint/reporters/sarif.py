@@ -1,0 +1,233 @@
+"""SARIF 2.1.0 for GitHub code scanning (and any SARIF viewer).
+
+Choices that matter to users:
+- every rule is in ``tool.driver.rules`` with its docs as ``help.markdown``; levels map
+  critical/high -> error, medium -> warning, low/info -> note. No ``security-severity``: these
+  are cost findings, and GitHub would file them as security alerts.
+- ``partialFingerprints`` hash rule, file and resource (plus the occurrence), never the line,
+  so an alert keeps its identity when unrelated lines move (checkov and Trivy omit them and
+  users get duplicate alerts). We also fill ``primaryLocationLineHash`` so upload-sarif does
+  not replace it with its own line-content hash.
+- suppressed findings stay in the log as ``suppressions: [{kind: inSource, justification}]``;
+  with a baseline, results carry ``baselineState`` (new / unchanged).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
+
+from finlint import __version__
+from finlint.engine import Policy
+from finlint.finding import Finding
+
+if TYPE_CHECKING:
+    from finlint.reporters import ReportContext
+    from finlint.scan import ScanResult
+
+SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+DEFAULT_URI = "https://github.com/finlint/finlint"  # until pyproject names a Homepage
+LEVELS = {"critical": "error", "high": "error", "medium": "warning", "low": "note", "info": "note"}
+FINGERPRINT_KEY = "finlint/v1"
+
+
+def information_uri() -> str:
+    """The project's Homepage/Repository URL from the installed metadata, else the default."""
+    try:
+        from importlib.metadata import metadata
+
+        for entry in metadata("finlint").get_all("Project-URL") or []:
+            label, _, url = entry.partition(",")
+            if label.strip().lower() in ("homepage", "repository", "source") and url.strip().startswith(
+                "https://"
+            ):
+                return url.strip()
+    except Exception:  # noqa: BLE001 - metadata is optional here
+        pass
+    return DEFAULT_URI
+
+
+def level(severity: str) -> str:
+    return LEVELS.get(severity, "warning")
+
+
+def fingerprints(findings: list[Finding]) -> dict[int, str]:
+    """``id(finding) -> hex digest`` from (rule, file, resource, occurrence): no line numbers.
+
+    Findings without an IR record (parse errors, meta rules) add their message, since their
+    resource is just the file.
+    """
+    seen: dict[tuple[str, ...], int] = {}
+    out: dict[int, str] = {}
+    for f in sorted(findings, key=lambda f: (f.rule_id, f.file, f.resource, f.line)):
+        key = (f.rule_id, f.file, f.resource) + (() if f.record is not None else (f.message,))
+        seen[key] = seen.get(key, 0) + 1
+        digest = hashlib.sha256("\x00".join((*key, str(seen[key]))).encode("utf-8")).hexdigest()
+        out[id(f)] = digest
+    return out
+
+
+def _uri(file: str) -> dict[str, str]:
+    if os.path.isabs(file):
+        return {"uri": Path(file).as_uri()}
+    return {"uri": quote(file, safe="/"), "uriBaseId": "%SRCROOT%"}
+
+
+def _usd(amount: float) -> str:
+    return f"${amount:,.0f}" if amount >= 100 else f"${amount:,.2f}"
+
+
+def rule_markdown(policy: Policy) -> str:
+    """The rule's documentation as Markdown: shown by GitHub under "Show more" on an alert."""
+    docs = policy.docs
+    parts = [f"**{policy.id} {policy.name}** ({policy.severity}): {policy.summary}"]
+    for title, key in (
+        ("What it does", "what"),
+        ("Why it costs money", "why"),
+        ("Known false positives", "known_false_positives"),
+        ("What to do instead", "remediation"),
+    ):
+        if docs.get(key):
+            parts.append(f"## {title}\n\n{str(docs[key]).strip()}")
+    if policy.params:
+        parts.append(
+            "## Params\n\n" + "\n".join(f"- `{k}`: `{json.dumps(v)}`" for k, v in policy.params.items())
+        )
+    for ex in policy.examples:
+        title = "Anti-pattern" if ex.kind == "fail" else "Best practice"
+        lang = (
+            "hcl"
+            if ex.format.startswith("terraform") and ex.format != "terraform-plan"
+            else ("python" if ex.format == "sagemaker-python" else "yaml")
+        )
+        parts.append(f"## {title}: {ex.name} ({ex.format})\n\n```{lang}\n{ex.code.rstrip()}\n```")
+    refs = docs.get("references") or []
+    if refs:
+        parts.append("## References\n\n" + "\n".join(f"- {r}" for r in refs))
+    parts.append(f"Suppress with a reason: `# finlint: ignore[{policy.id}] why this is intended`.")
+    return "\n\n".join(parts)
+
+
+def _rule(policy: Policy) -> dict[str, Any]:
+    what = str(policy.docs.get("what") or policy.summary).strip()
+    help_md = rule_markdown(policy)
+    return {
+        "id": policy.id,
+        "name": policy.name,
+        "shortDescription": {"text": policy.summary},
+        "fullDescription": {"text": " ".join(what.split())},
+        "help": {
+            "text": f"{policy.summary}. {' '.join(str(policy.docs.get('remediation', '')).split())}".strip(),
+            "markdown": help_md,
+        },
+        "defaultConfiguration": {"level": level(policy.severity)},
+        "properties": {
+            "tags": ["finops", "cost", *[t for t in policy.tags if t not in ("finops", "cost")]],
+            "severity": policy.severity,
+            "precision": "high",
+        },
+    }
+
+
+def _message(f: Finding) -> str:
+    text = f.message
+    if f.cost is not None and f.cost.monthly_usd is not None:
+        text += f" (estimated {_usd(f.cost.monthly_usd)}/month, {f.cost.kind})"
+    return text
+
+
+def _result(f: Finding, index: dict[str, int], digest: str, baseline: bool) -> dict[str, Any]:
+    region = {"startLine": max(f.line, 1), "endLine": max(f.end_line, f.line, 1)}
+    properties: dict[str, Any] = {"severity": f.severity, "resource": f.resource, "rule": f.rule}
+    if f.cost is not None:
+        properties["monthly_usd"] = None if f.cost.monthly_usd is None else round(f.cost.monthly_usd, 2)
+        properties["per_run_usd"] = None if f.cost.per_run_usd is None else round(f.cost.per_run_usd, 2)
+        properties["cost_kind"] = f.cost.kind
+        properties["cost_basis"] = f.cost.basis or f.cost.reason or ""
+        properties["cost"] = f.cost.to_json()
+    out: dict[str, Any] = {
+        "ruleId": f.rule_id,
+        "level": level(f.severity),
+        "message": {"text": _message(f)},
+        "locations": [
+            {
+                "physicalLocation": {"artifactLocation": _uri(f.file), "region": region},
+                "logicalLocations": [{"name": f.resource, "kind": "resource"}],
+            }
+        ],
+        "partialFingerprints": {FINGERPRINT_KEY: digest, "primaryLocationLineHash": f"{digest[:16]}:1"},
+        "properties": properties,
+    }
+    if f.rule_id in index:
+        out["ruleIndex"] = index[f.rule_id]
+    if f.suppressed is not None:
+        suppression: dict[str, Any] = {"kind": "inSource"}
+        if f.suppressed:
+            suppression["justification"] = f.suppressed
+        out["suppressions"] = [suppression]
+    if baseline:
+        out["baselineState"] = "unchanged" if f.baseline else "new"
+    return out
+
+
+def _notifications(result: ScanResult) -> list[dict[str, Any]]:
+    out = []
+    for level_name, items in (("error", result.errors), ("note", result.notices)):
+        for item in items:
+            out.append(
+                {
+                    "level": level_name,
+                    "message": {"text": item.message},
+                    "locations": [
+                        {
+                            "physicalLocation": {
+                                "artifactLocation": _uri(item.file),
+                                "region": {"startLine": max(item.line, 1)},
+                            }
+                        }
+                    ],
+                }
+            )
+    return out
+
+
+def as_dict(result: ScanResult, context: ReportContext) -> dict[str, Any]:
+    policies = sorted(result.policies, key=lambda p: p.id)
+    index = {p.id: i for i, p in enumerate(policies)}
+    digests = fingerprints(result.findings)
+    with_baseline = context.extra.get("comparison") is not None
+    root = Path.cwd().as_uri().rstrip("/") + "/"
+    return {
+        "$schema": SCHEMA,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "finlint",
+                        "version": __version__,
+                        "semanticVersion": __version__,
+                        "informationUri": information_uri(),
+                        "rules": [_rule(p) for p in policies],
+                    }
+                },
+                "originalUriBaseIds": {"%SRCROOT%": {"uri": root}},
+                "invocations": [
+                    {"executionSuccessful": True, "toolExecutionNotifications": _notifications(result)}
+                ],
+                "results": [_result(f, index, digests[id(f)], with_baseline) for f in result.findings],
+                "properties": {
+                    "monthly_usd": round(result.monthly_usd(), 2),
+                    "files_scanned": result.files_scanned,
+                },
+            }
+        ],
+    }
+
+
+def render(result: ScanResult, context: ReportContext) -> str:
+    return json.dumps(as_dict(result, context), indent=2) + "\n"
