@@ -403,3 +403,28 @@ def test_boto3_open_request_dict_makes_missing_fields_unknown() -> None:
 def test_odd_input_never_raises(text: str) -> None:
     result = load_file(Path("odd.py"), "odd.py", text, {})
     assert result.records == []
+
+
+def test_multiline_pytest_fixture_is_a_test() -> None:
+    code = """\
+        from sagemaker.pytorch import PyTorch
+        import pytest
+        @pytest.fixture(
+            scope="module",
+        )
+        def est():
+            return PyTorch(instance_type="ml.p5.48xlarge")
+        """
+    assert jobs(code) == []
+    assert len(jobs(code.replace("@pytest.fixture(", "@other(", 1))) == 1
+
+
+def test_long_expression_chains_stay_fast() -> None:
+    import time
+
+    chain = " + ".join(f"x{i}" for i in range(800))
+    lines = "".join(f"v{n} = {chain}\n" for n in range(30))
+    start = time.perf_counter()
+    job = one(HEADER + lines + "est = PyTorch(max_run=v29)\n")
+    assert isinstance(job.max_runtime_s, Unknown)
+    assert time.perf_counter() - start < 3  # was quadratic (unparse at every level): ~30 s

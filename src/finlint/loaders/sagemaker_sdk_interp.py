@@ -226,7 +226,7 @@ class Interpreter:
         is_test = (
             self.in_test
             or stmt.name.startswith("test")
-            or any(_text(d).split("(")[0].endswith("fixture") for _, d in decorators)
+            or any(_dotted(getattr(d, "func", d)).endswith("fixture") for _, d in decorators)
         )
         func = FuncVal(stmt, scope, tuple(self.context), is_test)
         scope.vars[stmt.name] = func
@@ -247,7 +247,7 @@ class Interpreter:
         self.in_test = (
             self.in_test
             or stmt.name.startswith("Test")
-            or any(_text(b).endswith("TestCase") for b in stmt.bases)
+            or any(_dotted(b).endswith("TestCase") for b in stmt.bases)
         )
         self.context.append(stmt.name)
         try:
@@ -676,7 +676,22 @@ def _target_name(target: ast.expr) -> str | None:
     return None
 
 
+def _dotted(node: ast.AST) -> str:
+    """``a.b.c`` for a name or attribute chain, else ""."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return f"{_dotted(node.value)}.{node.attr}"
+    return ""
+
+
 def _text(node: ast.AST) -> str:
+    """Short source text for messages; long expressions are not unparsed (that would make deep
+    chains such as ``a + b + c + ...`` quadratic)."""
+    line, end = getattr(node, "lineno", None), getattr(node, "end_lineno", None)
+    col, end_col = getattr(node, "col_offset", 0), getattr(node, "end_col_offset", 0)
+    if line is not None and (end != line or (end_col or 0) - (col or 0) > 120):
+        return f"<{type(node).__name__.lower()} expression>"
     try:
         text = ast.unparse(node)
     except Exception:  # noqa: BLE001 - unparse of odd nodes must not break a scan
