@@ -284,6 +284,92 @@ def _prepare(
     return _Run(options, policies, config, fail_on, max_usd)
 
 
+@main.command("diff", cls=PairedCommand)
+@click.argument("base_ref")
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@_output_options
+@click.option(
+    "--fail-on",
+    type=click.Choice(SEVERITIES),
+    default="low",
+    show_default=True,
+    help="Exit 1 when a new finding is at or above this severity.",
+)
+@click.option(
+    "--select", multiple=True, help="Only these rules (ids, slugs or id prefixes; comma-separated)."
+)
+@click.option(
+    "--ignore", multiple=True, help="Skip these rules (ids, slugs or id prefixes; comma-separated)."
+)
+@click.option(
+    "--policy-dir",
+    multiple=True,
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Extra directory of policies in the same YAML format.",
+)
+@click.option("--exclude", multiple=True, help="Glob of paths to skip (repeatable).")
+@_cost_options
+@click.option("--max-monthly-usd", type=float, help="Exit 1 when the new findings' total exceeds N/month.")
+@_config_option
+@click.option("--exit-zero", is_flag=True, help="Always exit 0 on findings.")
+def diff_cmd(
+    base_ref: str,
+    paths: tuple[Path, ...],
+    formats: tuple[str, ...],
+    outputs: tuple[Path, ...],
+    fail_on: str,
+    select: tuple[str, ...],
+    ignore: tuple[str, ...],
+    policy_dir: tuple[Path, ...],
+    exclude: tuple[str, ...],
+    usage_file: Path | None,
+    region: str | None,
+    pricing: Path | None,
+    max_monthly_usd: float | None,
+    config_file: Path | None,
+    exit_zero: bool,
+) -> None:
+    """Findings PATHS (default: .) gain or lose against BASE_REF, and the monthly cost change.
+
+    BASE_REF is checked out into a temporary git worktree; your checkout is not touched. Only
+    new findings fail the run.
+    """
+    from finlint import diff
+    from finlint.outputs import emit, plan
+    from finlint.reporters import ReportContext
+    from finlint.scan import lint
+
+    targets = plan(formats, outputs, click.get_current_context().meta.get("finlint.raw_args"))
+    absolute = [p.resolve() if p is not None else None for p in (usage_file, pricing)]  # same in both trees
+    run = _prepare(
+        paths,
+        select,
+        ignore,
+        tuple(d.resolve() for d in policy_dir),
+        exclude,
+        config_file,
+        fail_on,
+        max_monthly_usd,
+        _cost_settings(absolute[0], region, absolute[1]),
+        {},
+    )
+    try:
+        result, comparison = _cost_guard(
+            lambda: diff.run(base_ref, run.options, lambda o: lint(o, run.policies))
+        )
+    except diff.DiffError as exc:
+        click.echo(f"finlint: error: {exc}", err=True)
+        sys.exit(EXIT_USAGE)
+    extra: dict[str, Any] = {"engine": run.options.engine, "comparison": comparison}
+    use_color = any(path is None for _, path in targets) and sys.stdout.isatty()
+    context = ReportContext(
+        fail_on=run.fail_on, color=use_color, max_monthly_usd=run.max_monthly_usd, extra=extra
+    )
+    emit(result, context, targets)
+    code = result.exit_code(run.fail_on, run.max_monthly_usd)
+    sys.exit(EXIT_OK if exit_zero else code)
+
+
 def _rule_doc(policy: Policy) -> str:
     docs = policy.docs
     lines = [f"{policy.id} {policy.name} [{policy.severity}]", "", policy.summary, ""]

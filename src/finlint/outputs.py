@@ -3,7 +3,7 @@
 CI wants annotations on stdout, SARIF for code scanning and Markdown for a PR comment from
 one parse of the tree. Click collects repeated options per name and loses their interleaving,
 so :class:`PairedCommand` keeps the raw arguments and :func:`plan` pairs each ``--output``
-with the ``--format`` written just before it (or, if none is waiting, the next one).
+with the ``--format`` written right before it, or else with the next ``--format``.
 Formats left without a file go to stdout; at most one may.
 """
 
@@ -60,23 +60,29 @@ def plan(
     if seq.count("F") != len(formats) or seq.count("O") != len(outputs):
         seq = [k for pair in zip(["F"] * len(formats), ["O"] * len(outputs), strict=False) for k in pair]
         seq += ["F"] * (len(formats) - len(outputs)) + ["O"] * (len(outputs) - len(formats))
-    pending: list[str] = []  # formats waiting for a file
-    waiting: list[Path] = []  # files waiting for a format
+    pending: list[str] = []  # formats without a file so far
+    waiting: list[Path] = []  # files waiting for the next format
     pairs: list[tuple[str, Path | None]] = []
     fmt_iter, out_iter = iter(formats), iter(outputs)
+    previous = ""
     for kind in seq:
         if kind == "F":
             fmt = next(fmt_iter)
             if waiting:
                 pairs.append((fmt, waiting.pop(0)))
+                kind = "paired"
             else:
                 pending.append(fmt)
         else:
             out = next(out_iter)
-            if pending:
+            if previous == "F":  # --format X --output F
                 pairs.append((pending.pop(), out))
-            else:
+                kind = "paired"
+            else:  # --output F --format X
                 waiting.append(out)
+        previous = kind
+    while waiting and pending:  # leftovers: pair in order
+        pairs.append((pending.pop(0), waiting.pop(0)))
     pairs += [(DEFAULT_FORMAT, out) for out in waiting]
     if len(pending) > 1:
         raise click.UsageError(

@@ -34,4 +34,8 @@ def as_dict(result: ScanResult) -> dict[str, Any]:
 
 
 def render(result: ScanResult, context: ReportContext) -> str:
-    return json.dumps(as_dict(result), indent=2, sort_keys=False) + "\n"
+    data = as_dict(result)
+    comparison = context.extra.get("comparison")  # --baseline / finlint diff: new, fixed, cost change
+    if comparison is not None:
+        data["comparison"] = comparison.to_json()
+    return json.dumps(data, indent=2, sort_keys=False) + "\n"

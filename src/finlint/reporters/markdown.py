@@ -107,9 +107,10 @@ def _basis(findings: list[Finding]) -> list[str]:
         basis = (
             f.cost.basis if f.cost.monthly_usd is not None else f"not priced: {f.cost.reason or f.cost.basis}"
         )
+        figure = f"{_dollars(f)}/month" if f.cost.monthly_usd is not None else "not priced"
         out.append(
             f"- **{f.rule_id}** {code(f.resource)} ({code(f'{f.file}:{f.line}')}), "
-            f"{_dollars(f)}/month ({f.cost.kind}): {cell(basis)}"
+            f"{figure} ({f.cost.kind}): {cell(basis)}"
         )
     out += ["", "</details>"]
     return out

@@ -1,0 +1,66 @@
+"""JUnit XML: one test case per rule x file, failures for findings, skips for suppressed ones."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from finlint.cli import main
+
+TEMPLATE = """\
+AWSTemplateFormatVersion: "2010-09-09"
+Resources:
+  ResearchNotebook:
+    Type: AWS::SageMaker::NotebookInstance
+    Properties:
+      InstanceType: ml.p5.48xlarge
+      RoleArn: arn:aws:iam::111122223333:role/SageMakerNotebookRole
+  # finlint: ignore[FIN301] reserved for the quarterly pre-training run
+  Reserved:
+    Type: AWS::SageMaker::NotebookInstance
+    Properties:
+      InstanceType: ml.p5.48xlarge
+      RoleArn: arn:aws:iam::111122223333:role/SageMakerNotebookRole
+"""
+GOOD = TEMPLATE.replace("ml.p5.48xlarge", "ml.g5.xlarge")
+
+
+def test_cases_per_rule_and_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "bad.yaml").write_text(TEMPLATE, encoding="utf-8")
+    (tmp_path / "good.yaml").write_text(GOOD, encoding="utf-8")
+    (tmp_path / "broken.yaml").write_text("Resources: [\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["scan", ".", "--format", "junit", "--output", "report.xml"])
+    assert result.exit_code == 1
+    root = ET.parse(tmp_path / "report.xml").getroot()
+    assert root.tag == "testsuites"
+    suites = {s.get("name"): s for s in root.findall("testsuite")}
+    fin301 = suites["FIN301 oversized-p5"]
+    cases = {c.get("name"): c for c in fin301.findall("testcase")}
+    assert set(cases) == {"bad.yaml", "good.yaml"}  # notebooks are in both files: FIN301 applies to both
+    failure = cases["bad.yaml"].find("failure")
+    assert failure is not None and failure.get("type") == "high"
+    assert "bad.yaml:6: FIN301 [high] ResearchNotebook" in (failure.text or "")
+    assert "Reserved" not in (failure.text or "")  # suppressed: not a failure
+    assert cases["good.yaml"].find("failure") is None and cases["good.yaml"].find("skipped") is None
+    assert (fin301.get("tests"), fin301.get("failures")) == ("2", "1")
+    assert "FIN000 parse-error" in suites
+    assert "FIN101 training-job-missing-max-runtime" not in suites  # no training jobs here: no cases
+    assert [c.get("name") for c in suites["FIN000 parse-error"].findall("testcase")] == ["broken.yaml"]
+    assert int(root.get("failures") or 0) == sum(int(s.get("failures") or 0) for s in suites.values())
+
+
+def test_only_suppressed_is_skipped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    text = TEMPLATE.replace("  ResearchNotebook:", "  # finlint: ignore[FIN301] fine\n  ResearchNotebook:")
+    (tmp_path / "t.yaml").write_text(text, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["scan", ".", "--format", "junit", "--select", "FIN301"])
+    assert result.exit_code == 0
+    root = ET.fromstring(result.output.split("\n", 1)[1])
+    (suite,) = root.findall("testsuite")
+    skipped = suite.find("testcase/skipped")
+    assert skipped is not None and "suppressed: fine" in (skipped.get("message") or "")
+    assert (suite.get("tests"), suite.get("failures"), suite.get("skipped")) == ("1", "0", "1")

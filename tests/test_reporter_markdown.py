@@ -1,0 +1,97 @@
+"""Markdown PR comment: dollars on top, a table ranked by dollars, bases folded, baseline changes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from finlint.cli import main
+from finlint.reporters.markdown import MARKER, cell
+
+NOTEBOOK = """\
+AWSTemplateFormatVersion: "2010-09-09"
+Resources:
+  ResearchNotebook:
+    Type: AWS::SageMaker::NotebookInstance
+    Properties:
+      InstanceType: ml.p5.48xlarge
+      RoleArn: arn:aws:iam::111122223333:role/SageMakerNotebookRole
+"""
+REQUEST = {
+    "TrainingJobName": "demo-classifier",
+    "AlgorithmSpecification": {
+        "TrainingImage": "123.dkr.ecr.us-east-1.amazonaws.com/t:1",
+        "TrainingInputMode": "File",
+    },
+    "RoleArn": "arn:aws:iam::111122223333:role/SageMakerRole",
+    "OutputDataConfig": {"S3OutputPath": "s3://bucket/out"},
+    "ResourceConfig": {"InstanceType": "ml.g5.2xlarge", "InstanceCount": 1, "VolumeSizeInGB": 50},
+}
+
+
+def markdown(root: Path, monkeypatch: pytest.MonkeyPatch, *args: str) -> tuple[int, str]:
+    monkeypatch.chdir(root)
+    result = CliRunner().invoke(main, ["scan", ".", "--format", "markdown", *args])
+    return result.exit_code, result.output
+
+
+def test_total_on_top_and_ranked_by_dollars(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "a-request.json").write_text(json.dumps(REQUEST), encoding="utf-8")  # sorts first by path
+    (tmp_path / "z-notebook.yaml").write_text(NOTEBOOK, encoding="utf-8")
+    code, text = markdown(tmp_path, monkeypatch)
+    assert code == 1
+    lines = text.splitlines()
+    assert lines[0] == MARKER
+    assert lines[1].startswith("## finlint: $27,") and lines[1].endswith("/month estimated impact")
+    assert "**2 finding(s)** (2 high) in 2 file(s)" in text
+    rows = [line for line in lines if line.startswith("| 🔴")]
+    assert [r.split("|")[2].strip().split()[0] for r in rows] == [
+        "FIN301",
+        "FIN101",
+    ]  # dollars, not path order
+    assert "`z-notebook.yaml:6`" in rows[0] and "$27," in rows[0] and "| $36.48 |" in rows[1]
+    assert "<details><summary>How the dollars are computed (2)</summary>" in text
+    assert "ml.p5.48xlarge $" in text.split("<details>")[1]  # the basis, folded
+
+
+def test_clean_scan_and_suppressed_section(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    text = NOTEBOOK.replace(
+        "  ResearchNotebook:",
+        "  # finlint: ignore[FIN301] reserved capacity, see RFC-12\n  ResearchNotebook:",
+    )
+    (tmp_path / "n.yaml").write_text(text, encoding="utf-8")
+    code, out = markdown(tmp_path, monkeypatch)
+    assert code == 0
+    assert "## finlint: no findings" in out and "No costly configuration found." in out
+    assert "<details><summary>Suppressed in source (1)</summary>" in out
+    assert "| reserved capacity, see RFC-12 |" in out
+
+
+def test_with_baseline_shows_new_fixed_and_cost_change(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "n.yaml").write_text(NOTEBOOK, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert (
+        CliRunner()
+        .invoke(main, ["scan", ".", "--write-baseline", "b/base.json", "-o", "b/out.txt"])
+        .exit_code
+        == 0
+    )
+    (tmp_path / "n.yaml").write_text(NOTEBOOK.replace("p5.48xlarge", "g5.xlarge"), encoding="utf-8")  # fixed
+    (tmp_path / "job.json").write_text(json.dumps(REQUEST), encoding="utf-8")  # new
+    code, out = markdown(tmp_path, monkeypatch, "--baseline", "b/base.json")
+    assert code == 1
+    head = out.splitlines()[1]
+    assert head.startswith("## finlint: −$27,") and head.endswith("/month against baseline b/base.json")
+    assert "1 new (+$36.48) · 1 fixed (−$27," in out
+    new, fixed = out.split("### New findings (1)")[1].split("### Fixed findings (1)")
+    assert "demo-classifier" in new and "ResearchNotebook" not in new
+    assert "| ✅ high | FIN301 `oversized-p5` | `ResearchNotebook` | `n.yaml:6` |" in fixed
+
+
+def test_cells_cannot_break_the_table() -> None:
+    assert cell("a | b\n<script>") == "a \\| b &lt;script&gt;"
