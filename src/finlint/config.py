@@ -215,7 +215,14 @@ def _read_toml(text: str, show: str, table: bool) -> tuple[dict[str, Any], Calla
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         match = re.search(r"line (\d+)", str(exc))
-        raise ConfigError(show, int(match.group(1)) if match else 1, f"invalid TOML: {exc}") from exc
+        line = (
+            int(match.group(1))
+            if match
+            else max(len(text.splitlines()), 1)
+            if "end of document" in str(exc)
+            else 1
+        )
+        raise ConfigError(show, line, f"invalid TOML: {exc}") from exc
     prefix: tuple[str, ...] = ("tool", "finlint") if table else ()
     for key in prefix:
         data = data.get(key, {})
