@@ -40,10 +40,10 @@ def storage_key(rec: Record, records: list[Record]) -> str:
     """The storage object a finding's money is really about (a workload's claim, else itself)."""
     if isinstance(rec, Volume) and rec.volume_kind == "workload":
         claims = {m.claim_name for m in rec.mounts if isinstance(m.claim_name, str) and m.is_efs is True}
-        for other in records:
-            if isinstance(other, Volume) and other.volume_kind == "pvc" and other.name in claims:
-                if other.namespace == rec.namespace or not known(rec.namespace):
-                    return other.address
+        pvcs = [r for r in records if isinstance(r, Volume) and r.volume_kind == "pvc" and r.name in claims]
+        for pvc in pvcs:
+            if pvc.namespace == rec.namespace or not known(rec.namespace):
+                return pvc.address
     return rec.address
 
 
