@@ -960,4 +960,9 @@ def test_scan_honours_the_ignore_annotation(tmp_path: Path) -> None:
         '  name: gpu-training\n  annotations:\n    finlint.io/ignore: "FIN301: capped by a quota"\n',
     )
     (tmp_path / "pool.yaml").write_text(annotated, "utf-8")
-    assert {rule for rule, _file, _line in _findings([tmp_path])} == set()
+    from conftest import scan_paths
+
+    result = scan_paths([tmp_path])
+    assert [f.rule_id for f in result.findings if f.active] == []
+    # suppressed findings stay visible, with their reason
+    assert [(f.rule_id, f.suppressed) for f in result.findings] == [("FIN301", "capped by a quota")]

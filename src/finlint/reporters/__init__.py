@@ -36,5 +36,5 @@ class Reporter(Protocol):
 
 
 def get_reporter(name: str) -> Reporter:
-    module: Reporter = importlib.import_module(f"finlint.reporters.{REPORTERS[name]}")  # type: ignore[assignment]
+    module: Reporter = importlib.import_module(f"finlint.reporters.{REPORTERS[name]}")
     return module
