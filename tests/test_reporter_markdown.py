@@ -45,14 +45,14 @@ def test_total_on_top_and_ranked_by_dollars(tmp_path: Path, monkeypatch: pytest.
     assert code == 1
     lines = text.splitlines()
     assert lines[0] == MARKER
-    assert lines[1].startswith("## finlint: $27,") and lines[1].endswith("/month estimated impact")
+    assert lines[1].startswith("## finlint: $45,133") and lines[1].endswith("/month estimated impact")
     assert "**2 finding(s)** (2 high) in 2 file(s)" in text
     rows = [line for line in lines if line.startswith("| 🔴")]
     assert [r.split("|")[2].strip().split()[0] for r in rows] == [
         "FIN301",
         "FIN101",
     ]  # dollars, not path order
-    assert "`z-notebook.yaml:6`" in rows[0] and "$27," in rows[0] and "| $36.48 |" in rows[1]
+    assert "`z-notebook.yaml:6`" in rows[0] and "$45,096" in rows[0] and "| $36.48 |" in rows[1]
     assert "<details><summary>How the dollars are computed (2)</summary>" in text
     assert "ml.p5.48xlarge $" in text.split("<details>")[1]  # the basis, folded
 
@@ -86,8 +86,8 @@ def test_with_baseline_shows_new_fixed_and_cost_change(
     code, out = markdown(tmp_path, monkeypatch, "--baseline", "b/base.json")
     assert code == 1
     head = out.splitlines()[1]
-    assert head.startswith("## finlint: −$27,") and head.endswith("/month against baseline b/base.json")
-    assert "1 new (+$36.48) · 1 fixed (−$27," in out
+    assert head.startswith("## finlint: −$45,060") and head.endswith("/month against baseline b/base.json")
+    assert "1 new (+$36.48) · 1 fixed (−$45,096" in out
     new, fixed = out.split("### New findings (1)")[1].split("### Fixed findings (1)")
     assert "demo-classifier" in new and "ResearchNotebook" not in new
     assert "| ✅ high | FIN301 `oversized-p5` | `ResearchNotebook` | `n.yaml:6` |" in fixed

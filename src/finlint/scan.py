@@ -200,8 +200,9 @@ def load_paths(options: ScanOptions) -> tuple[LoadResult, int, dict[str, list[st
     for path in discover(options.paths, options.exclude, result.errors):
         display = display_path(path)
         if path.suffix in loaders.TERRAFORM_SUFFIXES:
-            if path.suffix == ".tf":
-                tf_dirs.setdefault(path.parent, []).append(path)
+            # Terraform's unit is the directory: a changed main.tf or tfvars file (pre-commit passes
+            # just those) means its whole configuration, variables.tf included.
+            tf_dirs.setdefault(path.parent, [])
             continue
         count += 1
         text = read_text(path, display)
@@ -229,7 +230,9 @@ def _load_terraform(
     skip: set[Path] = set()
     if hasattr(module, "module_directories"):
         skip = set(module.module_directories(list(tf_dirs)))
-    for directory, files in sorted(tf_dirs.items()):
+    for directory in sorted(tf_dirs):
+        files = sorted(f for f in directory.glob("*.tf") if f.is_file() and not _excluded(f, options.exclude))
+        tf_dirs[directory] = files
         for f in files:
             text = read_text(f, display_path(f))
             if isinstance(text, str):

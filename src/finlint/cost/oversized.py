@@ -157,7 +157,11 @@ def price(finding: Finding, ctx: CostContext) -> Cost:
     else:
         return unpriced(KIND, "oversized-p5 prices jobs, notebooks and compute pools only")
 
-    alt, alt_how = _alternative(itype, finding.params, params)
+    alt_params: Mapping[str, Any] = finding.params
+    if isinstance(rec, Notebook) and finding.params.get("notebook_alternative"):
+        # interactive work needs one modest GPU, not a training node
+        alt_params = {"alternative": finding.params["notebook_alternative"]}
+    alt, alt_how = _alternative(itype, alt_params, params)
     if alt is None:
         return unpriced(KIND, f"no alternative named for {itype} (policy param 'alternative')")
     alt_quote = pricing.hourly(alt)
