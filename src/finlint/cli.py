@@ -97,6 +97,23 @@ def _output_options(fn: Any) -> Any:
     )(fn)
 
 
+def _selection_options(fn: Any) -> Any:
+    """--select / --ignore / --policy-dir / --exclude: which rules run over which files."""
+    fn = click.option("--exclude", multiple=True, help="Glob of paths to skip (repeatable).")(fn)
+    fn = click.option(
+        "--policy-dir",
+        multiple=True,
+        type=click.Path(path_type=Path, file_okay=False),
+        help="Extra directory of policies in the same YAML format.",
+    )(fn)
+    fn = click.option(
+        "--ignore", multiple=True, help="Skip these rules (ids, slugs or id prefixes; comma-separated)."
+    )(fn)
+    return click.option(
+        "--select", multiple=True, help="Only these rules (ids, slugs or id prefixes; comma-separated)."
+    )(fn)
+
+
 def _config_option(fn: Any) -> Any:
     return click.option(
         "--config",
@@ -122,19 +139,7 @@ def main() -> None:
     show_default=True,
     help="Exit 1 when a finding is at or above this severity.",
 )
-@click.option(
-    "--select", multiple=True, help="Only these rules (ids, slugs or id prefixes; comma-separated)."
-)
-@click.option(
-    "--ignore", multiple=True, help="Skip these rules (ids, slugs or id prefixes; comma-separated)."
-)
-@click.option(
-    "--policy-dir",
-    multiple=True,
-    type=click.Path(path_type=Path, file_okay=False),
-    help="Extra directory of policies in the same YAML format.",
-)
-@click.option("--exclude", multiple=True, help="Glob of paths to skip (repeatable).")
+@_selection_options
 @click.option(
     "--var-file",
     multiple=True,
@@ -295,19 +300,7 @@ def _prepare(
     show_default=True,
     help="Exit 1 when a new finding is at or above this severity.",
 )
-@click.option(
-    "--select", multiple=True, help="Only these rules (ids, slugs or id prefixes; comma-separated)."
-)
-@click.option(
-    "--ignore", multiple=True, help="Skip these rules (ids, slugs or id prefixes; comma-separated)."
-)
-@click.option(
-    "--policy-dir",
-    multiple=True,
-    type=click.Path(path_type=Path, file_okay=False),
-    help="Extra directory of policies in the same YAML format.",
-)
-@click.option("--exclude", multiple=True, help="Glob of paths to skip (repeatable).")
+@_selection_options
 @_cost_options
 @click.option("--max-monthly-usd", type=float, help="Exit 1 when the new findings' total exceeds N/month.")
 @_config_option
