@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from finlint.engine import EngineConfig, Policy
+from finlint.errors import LocatedError
 from finlint.finding import SEVERITIES
 
 if sys.version_info >= (3, 11):
@@ -30,14 +31,8 @@ RULE_KEYS = {"severity", "enabled", "params"}
 REGION_RE = re.compile(r"^[a-z]{2}(-[a-z]+)+-\d+$")
 
 
-class ConfigError(Exception):
+class ConfigError(LocatedError):
     """A configuration file that is not valid: ``file:line: message``."""
-
-    def __init__(self, file: str, line: int, message: str) -> None:
-        super().__init__(f"{file}:{line}: {message}")
-        self.file = file
-        self.line = line
-        self.message = message
 
 
 @dataclass

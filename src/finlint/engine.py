@@ -23,6 +23,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Iterable
 
+from finlint.errors import LocatedError
 from finlint.facts import FACTS, Evidence
 from finlint.finding import SEVERITIES, Finding
 from finlint.ir import RECORD_TYPES, Record, Unknown, is_unknown
@@ -53,14 +54,8 @@ ID_RE = re.compile(r"^[A-Z]{2,5}\d{3}$")
 NAME_RE = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
 
 
-class PolicyError(Exception):
+class PolicyError(LocatedError):
     """A policy file that is not valid: reported as a usage/config error (exit 2)."""
-
-    def __init__(self, file: str, line: int, message: str) -> None:
-        super().__init__(f"{file}:{line}: {message}")
-        self.file = file
-        self.line = line
-        self.message = message
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
+from finlint.errors import LocatedError
+
 DEFAULT_FILE = "finlint-usage.yml"
 
 #: Spot Instance Advisor interruption bands -> share of Spot capacity reclaimed over a month.
@@ -20,14 +22,8 @@ DEFAULT_FILE = "finlint-usage.yml"
 SPOT_BANDS: dict[str, float] = {"<5%": 0.05, "5-10%": 0.10, "10-15%": 0.15, "15-20%": 0.20, ">20%": 0.20}
 
 
-class UsageFileError(Exception):
+class UsageFileError(LocatedError):
     """A malformed usage file; the CLI reports ``file:line: message`` and exits 2."""
-
-    def __init__(self, file: str, line: int, message: str) -> None:
-        super().__init__(f"{file}:{line}: {message}")
-        self.file = file
-        self.line = line
-        self.message = message
 
 
 @dataclass(frozen=True)

@@ -48,6 +48,20 @@ class DocContext:
         return n + self.line_offset
 
 
+class FieldCollector:
+    """IR field values and the source lines they came from (``attr_lines``), gathered while reading."""
+
+    def __init__(self) -> None:
+        self.values: dict[str, Any] = {}
+        self.lines: dict[str, int] = {}
+
+    def put(self, name: str, value: Any, line: int | None) -> None:
+        if line is None:
+            return
+        self.values[name] = value
+        self.lines[name] = line
+
+
 _cache: dict[str, ModuleType] = {}
 
 

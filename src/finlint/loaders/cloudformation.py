@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from finlint import catalog, ir
-from finlint.loaders import DocContext
+from finlint.loaders import DocContext, FieldCollector
 from finlint.loaders.sagemaker_api import training_jobs_from_asl
 from finlint.yamlload import LineDict, LineList, YamlLoadError, load_all
 
@@ -424,18 +424,6 @@ class _Obj:
         return self.line
 
 
-class _Fields:
-    """IR field values and the lines they came from."""
-
-    def __init__(self) -> None:
-        self.values: dict[str, Any] = {}
-        self.lines: dict[str, int] = {}
-
-    def put(self, name: str, value: Any, line: int | None) -> None:
-        if line is None:
-            return
-        self.values[name] = value
-        self.lines[name] = line
 
 
 @dataclass
@@ -452,7 +440,7 @@ class _Resource:
     suppressions: tuple[ir.Suppression, ...]
     extra: dict[str, Any] = field(default_factory=dict)
 
-    def record(self, cls: type[ir.Record], fields: _Fields, **kwargs: Any) -> Any:
+    def record(self, cls: type[ir.Record], fields: FieldCollector, **kwargs: Any) -> Any:
         extra = dict(self.extra)
         extra.update(kwargs.pop("extra", {}))
         if self.tpl.used_parameters:
@@ -489,7 +477,7 @@ def _tags(obj: _Obj, key: str) -> tuple[dict[str, Any], int | None, int | None]:
 
 
 def _name_from_tags(
-    fields: _Fields, tags: Mapping[str, Any], tags_line: int | None, name_line: int | None
+    fields: FieldCollector, tags: Mapping[str, Any], tags_line: int | None, name_line: int | None
 ) -> None:
     if tags_line is not None:
         fields.lines["tags"] = tags_line
@@ -631,7 +619,7 @@ def _referenced_resource(tpl: _Template, raw: Any, rtype: str | None = None) -> 
 
 
 def _notebook(res: _Resource) -> list[ir.Record]:
-    fields = _Fields()
+    fields = FieldCollector()
     fields.put("instance_type", *res.props.get("InstanceType"))
     fields.put("volume_size_gb", *res.props.get("VolumeSizeInGB", int))
     fields.put("name", *res.props.get("NotebookInstanceName"))
@@ -645,13 +633,13 @@ def _hyperpod(res: _Resource) -> list[ir.Record]:
     if groups_line is None:
         return []
     if isinstance(groups, ir.Unknown):
-        fields = _Fields()
+        fields = FieldCollector()
         for name in ("instance_types", "min_size", "desired_size", "max_size"):
             fields.put(name, groups, groups_line)
         return [res.record(ir.ComputePool, fields, pool_kind="hyperpod-instance-group", extra=extra)]
     out: list[ir.Record] = []
     for index, group in enumerate(groups):
-        fields = _Fields()
+        fields = FieldCollector()
         gname, gname_line = group.get("InstanceGroupName")
         fields.put("name", gname, gname_line)
         itype, itype_line = group.get("InstanceType")
@@ -681,7 +669,7 @@ def _hyperpod(res: _Resource) -> list[ir.Record]:
 
 
 def _efs_file_system(res: _Resource) -> list[ir.Record]:
-    fields = _Fields()
+    fields = FieldCollector()
     tags, tags_line, name_line = _tags(res.props, "FileSystemTags")
     _name_from_tags(fields, tags, tags_line, name_line)
     fields.put("throughput_mode", *res.props.get("ThroughputMode"))
@@ -709,7 +697,7 @@ def _file_system_ref(res: _Resource) -> tuple[Any, int | None]:
 
 
 def _efs_access_point(res: _Resource) -> list[ir.Record]:
-    fields = _Fields()
+    fields = FieldCollector()
     fields.put("file_system_ref", *_file_system_ref(res))
     root = res.props.obj("RootDirectory")
     if root is not None:
@@ -721,7 +709,7 @@ def _efs_access_point(res: _Resource) -> list[ir.Record]:
 
 
 def _efs_mount_target(res: _Resource) -> list[ir.Record]:
-    fields = _Fields()
+    fields = FieldCollector()
     fields.put("file_system_ref", *_file_system_ref(res))
     return [res.record(ir.Volume, fields, volume_kind="efs-mount-target", is_efs=True)]
 
@@ -730,7 +718,7 @@ def _fsx(res: _Resource) -> list[ir.Record]:
     fs_type, _ = res.props.get("FileSystemType")
     if not isinstance(fs_type, str) or fs_type.upper() != "LUSTRE":
         return []
-    fields = _Fields()
+    fields = FieldCollector()
     tags, tags_line, name_line = _tags(res.props, "Tags")
     _name_from_tags(fields, tags, tags_line, name_line)
     fields.put("size_gb", *res.props.get("StorageCapacity", float))
@@ -742,7 +730,7 @@ def _fsx(res: _Resource) -> list[ir.Record]:
 
 
 def _apply_launch_template(
-    res: _Resource, fields: _Fields, spec: _Obj | None, types_from_lt: bool
+    res: _Resource, fields: FieldCollector, spec: _Obj | None, types_from_lt: bool
 ) -> dict[str, Any]:
     """Fill instance types / capacity from the launch template a pool uses, when it is in this
     template; returns ``extra`` naming it."""
@@ -763,7 +751,7 @@ def _apply_launch_template(
 
 
 def _ec2_instance(res: _Resource) -> list[ir.Record]:
-    fields = _Fields()
+    fields = FieldCollector()
     itype, itype_line = res.props.get("InstanceType")
     if itype_line is not None:
         fields.put("instance_types", (itype,), itype_line)
@@ -785,7 +773,7 @@ def _ec2_instance(res: _Resource) -> list[ir.Record]:
 
 
 def _launch_template(res: _Resource) -> list[ir.Record]:
-    fields = _Fields()
+    fields = FieldCollector()
     info = _launch_template_info(res.tpl, res.logical_id)
     itype, itype_line = info.instance_type
     fields.put("instance_types", itype if isinstance(itype, ir.Unknown) else (itype,), itype_line)
@@ -812,7 +800,7 @@ def _distribution_capacity(dist: _Obj) -> tuple[Any, int | None]:
 
 
 def _autoscaling_group(res: _Resource) -> list[ir.Record]:
-    fields = _Fields()
+    fields = FieldCollector()
     extra: dict[str, Any] = {}
     fields.put("min_size", *res.props.get("MinSize", int))
     fields.put("desired_size", *res.props.get("DesiredCapacity", int))
@@ -876,7 +864,7 @@ _EKS_CAPACITY = {"ON_DEMAND": "on-demand", "SPOT": "spot", "CAPACITY_BLOCK": "ca
 
 
 def _eks_nodegroup(res: _Resource) -> list[ir.Record]:
-    fields = _Fields()
+    fields = FieldCollector()
     fields.put("name", *res.props.get("NodegroupName"))
     fields.put("instance_types", *res.props.str_list("InstanceTypes"))
     scaling = res.props.obj("ScalingConfig")
@@ -949,7 +937,7 @@ def _batch_compute_environment(res: _Resource) -> list[ir.Record]:
     ctype, ctype_line = compute.get("Type")
     if isinstance(ctype, str) and ctype.upper().startswith("FARGATE"):
         return []  # Fargate launches no EC2 instances
-    fields = _Fields()
+    fields = FieldCollector()
     fields.put("name", *res.props.get("ComputeEnvironmentName"))
     types, types_line = compute.str_list("InstanceTypes")
     fields.put("instance_types", types, types_line)
@@ -991,7 +979,7 @@ def _lifecycle_rule(rule: _Obj) -> ir.LifecycleRule:
 
 
 def _bucket(res: _Resource) -> list[ir.Record]:
-    fields = _Fields()
+    fields = FieldCollector()
     fields.put("bucket_name", *res.props.get("BucketName"))
     lifecycle = res.props.obj("LifecycleConfiguration")
     if lifecycle is not None:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from finlint import catalog, ir
-from finlint.loaders import DocContext
+from finlint.loaders import DocContext, FieldCollector
 from finlint.yamlload import LineDict, LineList
 
 FORMAT = "sagemaker-api"
@@ -203,18 +203,6 @@ def _looks_like_function(value: Mapping[str, Any]) -> bool:
 # --------------------------------------------------------------------------------------------
 
 
-class _Fields:
-    """Collects IR fields and their lines while a request is read."""
-
-    def __init__(self) -> None:
-        self.values: dict[str, Any] = {}
-        self.lines: dict[str, int] = {}
-
-    def put(self, name: str, value: Any, line: int | None) -> None:
-        if line is None:
-            return
-        self.values[name] = value
-        self.lines[name] = line
 
 
 def _dominant_group(groups: list[dict[str, Any]]) -> dict[str, Any] | None:
@@ -232,7 +220,7 @@ def _dominant_group(groups: list[dict[str, Any]]) -> dict[str, Any] | None:
     return best
 
 
-def _read_resources(reader: _Reader, request: Any, line: int, out: _Fields, extra: dict[str, Any]) -> None:
+def _read_resources(reader: _Reader, request: Any, line: int, out: FieldCollector, extra: dict[str, Any]) -> None:
     rc, rc_line = reader.block(request, "ResourceConfig", line)
     for field_name, key, kind in (
         ("instance_type", "InstanceType", str),
@@ -284,7 +272,7 @@ def _read_resources(reader: _Reader, request: Any, line: int, out: _Fields, extr
     out.put("instance_count", chosen["instance_count"], chosen["count_line"])
 
 
-def _read_mounts(reader: _Reader, request: Any, line: int, out: _Fields) -> None:
+def _read_mounts(reader: _Reader, request: Any, line: int, out: FieldCollector) -> None:
     channels, ch_line = reader.items(request, "InputDataConfig", line)
     if not isinstance(channels, list):
         return
@@ -329,7 +317,7 @@ def _build_job(
     extra: dict[str, Any] | None = None,
 ) -> ir.TrainingJob:
     line = reader.node_line(request, location.line)
-    out = _Fields()
+    out = FieldCollector()
     extra = dict(extra or {})
     name, name_line = reader.scalar(request, "TrainingJobName", line, str)
     out.put("name", name, name_line)
@@ -691,7 +679,7 @@ def _hyperpod_pools(doc: Mapping[str, Any], ctx: DocContext, result: ir.LoadResu
             result.errors.append(ir.LoadError(ctx.file, gline, "HyperPod instance group is not an object"))
             continue
         gline = reader.node_line(group, gline)
-        out = _Fields()
+        out = FieldCollector()
         gname, gname_line = reader.scalar(group, "InstanceGroupName", gline, str)
         out.put("name", gname, gname_line)
         itype, tline = reader.scalar(group, "InstanceType", gline, str)
