@@ -424,8 +424,6 @@ class _Obj:
         return self.line
 
 
-
-
 @dataclass
 class _Resource:
     """What every handler gets: the template, the logical id, the body and shared record fields."""

@@ -203,8 +203,6 @@ def _looks_like_function(value: Mapping[str, Any]) -> bool:
 # --------------------------------------------------------------------------------------------
 
 
-
-
 def _dominant_group(groups: list[dict[str, Any]]) -> dict[str, Any] | None:
     """The instance group with the most accelerators per instance (first one on ties)."""
     best: dict[str, Any] | None = None
@@ -220,7 +218,9 @@ def _dominant_group(groups: list[dict[str, Any]]) -> dict[str, Any] | None:
     return best
 
 
-def _read_resources(reader: _Reader, request: Any, line: int, out: FieldCollector, extra: dict[str, Any]) -> None:
+def _read_resources(
+    reader: _Reader, request: Any, line: int, out: FieldCollector, extra: dict[str, Any]
+) -> None:
     rc, rc_line = reader.block(request, "ResourceConfig", line)
     for field_name, key, kind in (
         ("instance_type", "InstanceType", str),
