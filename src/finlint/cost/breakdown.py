@@ -263,25 +263,19 @@ def render_json(b: Breakdown) -> str:
 
 
 def render_text(b: Breakdown) -> str:
-    """A table: resource, what, quantity, unit price, per run, monthly; then the total."""
-    rows = [("Resource", "What", "Quantity", "Unit price", "Per run", "Monthly")]
+    """Largest first: monthly and per-run dollars, then the resource and how it was priced."""
+    lines = [f"{'Monthly':>12}  {'Per run':>11}  Resource", f"{'':>12}  {'':>11}    what: quantity at unit price"]
+    lines.append("-" * 100)
     for i in b.items:
-        rows.append(
-            (
-                f"{i.resource} ({i.file}:{i.line})",
-                i.description,
-                i.quantity or "-",
-                i.unit_price.rate() if i.unit_price else "-",
-                usd(i.per_run_usd) if i.per_run_usd is not None else "-",
-                usd(i.monthly_usd) if i.monthly_usd is not None else f"not priced: {i.reason}",
-            )
-        )
-    widths = [min(60, max(len(r[c]) for r in rows)) for c in range(5)]
-    lines = []
-    for r in rows:
-        cells = [r[c].ljust(widths[c]) for c in range(5)] + [r[5]]
-        lines.append("  ".join(cells).rstrip())
-    lines.insert(1, "-" * min(160, sum(widths) + 2 * 5 + 12))
+        monthly = usd(i.monthly_usd) if i.monthly_usd is not None else "not priced"
+        per_run = usd(i.per_run_usd) if i.per_run_usd is not None else "-"
+        lines.append(f"{monthly:>12}  {per_run:>11}  {i.resource} ({i.file}:{i.line})")
+        detail = f"{i.description}: {i.quantity or '-'}"
+        if i.unit_price:
+            detail += f" at {i.unit_price.rate()}"
+        if i.monthly_usd is None and i.reason:
+            detail += f" (not priced: {i.reason})"
+        lines.append(f"{'':>12}  {'':>11}    {detail}")
     usage = f", usage file {b.usage_file}" if b.usage_file else ", default usage assumptions"
     lines.append("")
     lines.append(f"Total: {usd(b.total_monthly_usd)}/month (region {b.region}{usage}).")
