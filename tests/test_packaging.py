@@ -1,0 +1,38 @@
+"""The wheel ships the policy pack and the data files (a `pip install .` user has no checkout)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_wheel_contains_policies_and_data(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            str(REPO),
+            "--no-deps",
+            "-q",
+            "-w",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    (wheel,) = tmp_path.glob("finlint-*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    policies = {p.name for p in (REPO / "policies").glob("*.yaml")}
+    assert policies and {f"finlint/policies/{p}" for p in policies} <= names
+    assert {"finlint/data/instances.json", "finlint/data/pricing.json", "finlint/py.typed"} <= names
+    assert "finlint/loaders/terraform.py" in names and "finlint/reporters/sarif.py" in names
+    entry_points = next(n for n in names if n.endswith("entry_points.txt"))
+    assert "finlint = finlint.cli:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
