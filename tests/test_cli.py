@@ -105,3 +105,13 @@ def test_rules_and_rule_docs() -> None:
 def test_console_script_version() -> None:
     proc = subprocess.run([sys.executable, "-m", "finlint.cli", "--version"], capture_output=True, text=True)
     assert proc.returncode == 0 and __version__ in proc.stdout
+
+
+def test_rules_page_is_generated_from_the_policies() -> None:
+    """docs/rules.md is `finlint rules --format markdown`; regenerate it when a policy changes."""
+    from tests.conftest import REPO
+
+    code, out = run("rules", "--format", "markdown")
+    assert code == 0
+    page = (REPO / "docs" / "rules.md").read_text(encoding="utf-8")
+    assert page == out, "docs/rules.md is stale: run `finlint rules --format markdown > docs/rules.md`"

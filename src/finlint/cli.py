@@ -17,6 +17,7 @@ from finlint import __version__
 from finlint.engine import Policy, PolicyError, load_policies
 from finlint.finding import SEVERITIES
 from finlint.outputs import PairedCommand
+from finlint.ruledocs import rule_text, rules_page
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
@@ -363,39 +364,17 @@ def diff_cmd(
     sys.exit(EXIT_OK if exit_zero else code)
 
 
-def _rule_doc(policy: Policy) -> str:
-    docs = policy.docs
-    lines = [f"{policy.id} {policy.name} [{policy.severity}]", "", policy.summary, ""]
-    sections = [
-        ("What it does", docs.get("what")),
-        ("Why it costs money", docs.get("why")),
-        ("Known false positives", docs.get("known_false_positives")),
-        ("What to do instead", docs.get("remediation")),
-    ]
-    for title, body in sections:
-        if body:
-            lines += [f"## {title}", str(body).strip(), ""]
-    if policy.params:
-        lines.append("## Options")
-        lines += [f"- {k}: {json.dumps(v)}" for k, v in policy.params.items()]
-        lines.append("")
-    for ex in policy.examples:
-        verdict = "Anti-pattern (fires" + (f" at line {', '.join(map(str, ex.lines))})" if ex.lines else ")")
-        title = verdict if ex.kind == "fail" else "Best practice (passes)"
-        lines += [f"## {title}: {ex.name} ({ex.format})", "", *("    " + c for c in ex.code.splitlines()), ""]
-    refs = docs.get("references") or []
-    if refs:
-        lines.append("## References")
-        lines += [f"- {r}" for r in refs]
-    return "\n".join(lines).rstrip() + "\n"
-
-
 @main.command()
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True
+)
 @click.option("--policy-dir", multiple=True, type=click.Path(path_type=Path, file_okay=False))
 def rules(fmt: str, policy_dir: tuple[Path, ...]) -> None:
-    """List every rule: code, name, severity and summary."""
+    """List every rule: code, name, severity and summary (markdown: the full docs page)."""
     policies = _policies(policy_dir)
+    if fmt == "markdown":
+        click.echo(rules_page(policies), nl=False)
+        return
     if fmt == "json":
         data: list[dict[str, Any]] = [
             {
@@ -421,7 +400,7 @@ def rule(rule_id: str, policy_dir: tuple[Path, ...]) -> None:
     """Print one rule's documentation (by code or name) with its examples."""
     for policy in _policies(policy_dir):
         if rule_id in (policy.id, policy.name):
-            click.echo(_rule_doc(policy), nl=False)
+            click.echo(rule_text(policy), nl=False)
             return
     click.echo(f"finlint: error: no such rule: {rule_id!r} (see `finlint rules`)", err=True)
     sys.exit(EXIT_USAGE)

@@ -264,7 +264,10 @@ def render_json(b: Breakdown) -> str:
 
 def render_text(b: Breakdown) -> str:
     """Largest first: monthly and per-run dollars, then the resource and how it was priced."""
-    lines = [f"{'Monthly':>12}  {'Per run':>11}  Resource", f"{'':>12}  {'':>11}    what: quantity at unit price"]
+    lines = [
+        f"{'Monthly':>12}  {'Per run':>11}  Resource",
+        f"{'':>12}  {'':>11}    what: quantity at unit price",
+    ]
     lines.append("-" * 100)
     for i in b.items:
         monthly = usd(i.monthly_usd) if i.monthly_usd is not None else "not priced"

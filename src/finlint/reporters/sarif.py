@@ -24,6 +24,7 @@ from urllib.parse import quote
 from finlint import __version__
 from finlint.engine import Policy
 from finlint.finding import Finding
+from finlint.ruledocs import rule_markdown
 
 if TYPE_CHECKING:
     from finlint.reporters import ReportContext
@@ -79,37 +80,6 @@ def _uri(file: str) -> dict[str, str]:
 
 def _usd(amount: float) -> str:
     return f"${amount:,.0f}" if amount >= 100 else f"${amount:,.2f}"
-
-
-def rule_markdown(policy: Policy) -> str:
-    """The rule's documentation as Markdown: shown by GitHub under "Show more" on an alert."""
-    docs = policy.docs
-    parts = [f"**{policy.id} {policy.name}** ({policy.severity}): {policy.summary}"]
-    for title, key in (
-        ("What it does", "what"),
-        ("Why it costs money", "why"),
-        ("Known false positives", "known_false_positives"),
-        ("What to do instead", "remediation"),
-    ):
-        if docs.get(key):
-            parts.append(f"## {title}\n\n{str(docs[key]).strip()}")
-    if policy.params:
-        parts.append(
-            "## Params\n\n" + "\n".join(f"- `{k}`: `{json.dumps(v)}`" for k, v in policy.params.items())
-        )
-    for ex in policy.examples:
-        title = "Anti-pattern" if ex.kind == "fail" else "Best practice"
-        lang = (
-            "hcl"
-            if ex.format.startswith("terraform") and ex.format != "terraform-plan"
-            else ("python" if ex.format == "sagemaker-python" else "yaml")
-        )
-        parts.append(f"## {title}: {ex.name} ({ex.format})\n\n```{lang}\n{ex.code.rstrip()}\n```")
-    refs = docs.get("references") or []
-    if refs:
-        parts.append("## References\n\n" + "\n".join(f"- {r}" for r in refs))
-    parts.append(f"Suppress with a reason: `# finlint: ignore[{policy.id}] why this is intended`.")
-    return "\n\n".join(parts)
 
 
 def _rule(policy: Policy) -> dict[str, Any]:
