@@ -92,3 +92,19 @@ def test_symlink_loop_and_unreadable_file(tmp_path: Path) -> None:
 def test_missing_path_is_reported(tmp_path: Path) -> None:
     result = scan_paths([tmp_path / "nope"])
     assert result.errors and "no such file" in result.errors[0].message
+
+
+def test_unclaimed_json_is_checked_but_not_line_loaded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """package-lock.json and friends: validated by the C JSON parser, never walked line by line."""
+    import finlint.yamlload
+
+    calls: list[int] = []
+    real = finlint.yamlload.load_all
+    monkeypatch.setattr(finlint.yamlload, "load_all", lambda *a, **k: calls.append(1) or real(*a, **k))
+    (tmp_path / "package-lock.json").write_text('{"name": "web", "lockfileVersion": 3, "packages": {}}')
+    (tmp_path / "good.json").write_text(GOOD_REQUEST)
+    result = scan_paths([tmp_path])
+    assert calls == [1]  # only the training-job request
+    assert result.files_scanned == 2 and not result.errors

@@ -7,6 +7,7 @@ one way: files -> loaders -> IR -> linking -> engine -> cost -> (reporters, in t
 from __future__ import annotations
 
 import fnmatch
+import json
 import os
 from dataclasses import dataclass, field
 from functools import partial
@@ -146,12 +147,28 @@ def read_text(path: Path, display: str) -> str | LoadError:
         return LoadError(display, line, "file is not valid UTF-8 text")
 
 
+def _json_claimable(text: str, display: str, result: LoadResult) -> bool:
+    """Check a .json file with the C parser first: a broken one is FIN000, and one no loader
+    claims (package-lock.json, tsconfig.json) is never given to the slower line-aware loader."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        result.errors.append(LoadError(display, exc.lineno, f"invalid JSON: {exc.msg}"))
+        return False
+    except RecursionError:
+        result.errors.append(LoadError(display, 1, "document is nested too deeply to load"))
+        return False
+    return loaders.document_loader_for(data) is not None
+
+
 def load_structured(path: Path, display: str, text: str, options: dict[str, Any]) -> LoadResult:
     """Parse a YAML/JSON file once and route each document to the loader that claims it."""
     from finlint.yamlload import YamlLoadError, load_all
 
     result = LoadResult()
     is_json = path.suffix == ".json"
+    if is_json and not _json_claimable(text, display, result):
+        return result
     try:
         docs = load_all(text, is_json=is_json)
     except YamlLoadError as exc:
