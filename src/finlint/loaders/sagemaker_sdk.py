@@ -70,12 +70,18 @@ def _parse_python(text: str, display: str, result: LoadResult) -> tuple[ast.Modu
             warnings.simplefilter("ignore")  # SyntaxWarning for odd escapes is not our business
             tree = ast.parse(text, filename=display)
     except SyntaxError as exc:
-        result.errors.append(LoadError(display, exc.lineno or 1, f"invalid Python: {exc.msg}"))
+        hint = " (Python 2 code is not analysed)" if _looks_like_python2(exc.msg) else ""
+        result.errors.append(LoadError(display, exc.lineno or 1, f"invalid Python: {exc.msg}{hint}"))
         return None
     except ValueError as exc:  # source code string cannot contain null bytes
         result.errors.append(LoadError(display, 1, f"invalid Python: {exc}"))
         return None
     return tree, _identity
+
+
+def _looks_like_python2(msg: str) -> bool:
+    """``print "x"`` / ``exec "x"``: CPython names the Python 2 statement in its message."""
+    return "Missing parentheses in call to" in msg
 
 
 def _identity(line: int) -> int:
@@ -160,6 +166,10 @@ def _cell_lines(source: Any, cell: Any, key: str) -> tuple[list[str], list[int]]
 
 
 _MAGIC = re.compile(r"^(\s*)[!%]")
+#: ``files = !ls`` / ``env = %env``: IPython's shell/magic assignment; the target keeps a value.
+_MAGIC_ASSIGN = re.compile(r"^(\s*[A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*\s*=)\s*[!%]")
+#: ``est.fit?``, ``?est``, ``PyTorch??``: IPython help, not Python.
+_HELP = re.compile(r"^(\s*)(?:\?{1,2}[A-Za-z_][\w.]*|[A-Za-z_][\w.]*\?{1,2})\s*$")
 
 
 def _strip_magics(lines: list[str]) -> str | None:
@@ -175,6 +185,14 @@ def _strip_magics(lines: list[str]) -> str | None:
         match = _MAGIC.match(line)
         if match:
             out[i] = match.group(1) + "pass"  # !pip install ..., %matplotlib inline
+            continue
+        match = _MAGIC_ASSIGN.match(line)
+        if match:
+            out[i] = match.group(1) + " None"  # files = !ls: the rest of the cell is still Python
+            continue
+        match = _HELP.match(line)
+        if match:
+            out[i] = match.group(1) + "pass"  # est.fit?
     return "\n".join(out) + "\n"
 
 

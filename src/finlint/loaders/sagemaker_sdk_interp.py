@@ -565,9 +565,26 @@ class Interpreter:
             return self.walk_function(callee)
         if method is not None and isinstance(callee, DictVal):
             return _dict_method(callee, method, args, node, scope)
+        if method == "format" and isinstance(callee, (str, PartialStr)):
+            return _str_format(callee, args)
         if isinstance(callee, Ref) and callee.qualname.startswith("builtins."):
             return _builtin_call(callee.last, args, node)
         return Unknown(f"result of `{_text(node.func)}(...)`")
+
+
+def _str_format(template: str | PartialStr, args: CallArgs) -> Any:
+    """``"s3://{}/{}/ckpt".format(bucket, prefix)``: the text when every argument is known, else a
+    PartialStr (present, partly dynamic), as for the equivalent f-string."""
+    text = template.template if isinstance(template, PartialStr) else template
+    values = [*args.positional, *(value for value, _ in args.keywords.values())]
+    known = not args.open and not isinstance(template, PartialStr)
+    known = known and all(isinstance(v, (str, int, float)) and not isinstance(v, bool) for v in values)
+    if known:
+        try:
+            return text.format(*args.positional, **{k: v for k, (v, _) in args.keywords.items()})
+        except (IndexError, KeyError, ValueError, AttributeError, TypeError):
+            pass
+    return PartialStr(text)
 
 
 def _dict_method(d: DictVal, method: str, args: CallArgs, node: ast.Call, scope: Scope) -> Any:
