@@ -80,6 +80,22 @@ _CHECKPOINT_FLAG = re.compile(r"--?[\w.-]*(?:checkpoint|ckpt)[\w.-]*(?:=|\s+)(/[
 #: Label keys that Karpenter turns into requirements and that decide which instances launch.
 _LABEL_REQUIREMENT_KEYS = ("node.kubernetes.io/instance-type", CAPACITY_TYPE_KEY)
 _LABEL_REQUIREMENT_PREFIX = "karpenter.k8s.aws/instance-"
+#: The AWS provider's defaulting webhook for ``karpenter.sh/v1alpha5`` Provisioners adds these
+#: requirements when none of the instance-selection keys below is constrained (v1beta1/v1
+#: NodePools have no such default: an unconstrained NodePool admits every instance type).
+_PROVISIONER_DEFAULT_REQUIREMENTS = (
+    ("karpenter.k8s.aws/instance-category", "In", ("c", "m", "r")),
+    ("karpenter.k8s.aws/instance-generation", "Gt", ("2",)),
+)
+_INSTANCE_SELECTION_KEYS = frozenset(
+    {
+        "node.kubernetes.io/instance-type",
+        "beta.kubernetes.io/instance-type",
+        "karpenter.k8s.aws/instance-family",
+        "karpenter.k8s.aws/instance-category",
+        "karpenter.k8s.aws/instance-generation",
+    }
+)
 
 
 class _ShapeError(Exception):
@@ -312,6 +328,16 @@ def _label_requirements(d: _Doc, labels: Any) -> list[Requirement]:
     return found
 
 
+def _provisioner_defaults(requirements: list[Requirement], extra: dict[str, Any]) -> list[Requirement]:
+    """The v1alpha5 webhook's instance defaults (c/m/r, generation > 2) when nothing selects types."""
+    if any(r.key in _INSTANCE_SELECTION_KEYS for r in requirements):
+        return []
+    extra["defaulted_requirements"] = (
+        "karpenter.sh/v1alpha5 webhook: instance-category In c,m,r; instance-generation Gt 2"
+    )
+    return [Requirement(key, op, values) for key, op, values in _PROVISIONER_DEFAULT_REQUIREMENTS]
+
+
 def _capacity_types(requirements: list[Requirement]) -> Maybe[tuple[str, ...]]:
     """What ``karpenter.sh/capacity-type`` admits; on-demand (Karpenter's default) when unset."""
     allowed = list(ALL_CAPACITY_TYPES)
@@ -397,6 +423,8 @@ def _load_karpenter_pool(d: _Doc) -> list[Record]:
     requirements += _label_requirements(d, labels)
     if labels is not None:
         lines["labels"] = d.line_at(labels_node, "labels")
+    if d.kind == "Provisioner" and unresolved is None:
+        requirements += _provisioner_defaults(requirements, extra)
     capacity = [r for r in requirements if r.key == CAPACITY_TYPE_KEY]
     if capacity and capacity[0].line is not None:
         lines["capacity_types"] = capacity[0].line

@@ -646,17 +646,85 @@ def _with_lines(value: Any, line: int) -> Any:
     return value
 
 
-def _doc_text(module: _Module, attr: h.Attribute, ev: Evaluator) -> tuple[str, int] | None:
-    """Text of a heredoc / string argument and the line offset of its first line."""
+def _doc_text(module: _Module, attr: h.Attribute, ev: Evaluator) -> tuple[str, int, bool] | None:
+    """Text of a manifest argument, the line offset of its first line, and whether its lines must
+    be pinned to the argument's line.
+
+    A heredoc or quoted string in this file keeps its own lines. Text from elsewhere (``file()``,
+    ``templatefile()``, a local) has lines that are not this file's: every record from it points
+    at the argument instead.
+    """
     expr = attr.expr
     if isinstance(expr, h.Template) and not expr.directive:
         text, _ = render(expr, ev)
         offset = (expr.body_line - 1) if expr.heredoc else (attr.line - 1)
-        return text, offset
+        return text, offset, False
+    if isinstance(expr, h.Call) and expr.name == "templatefile":
+        rendered = _templatefile_text(expr, ev)
+        if rendered is not None:
+            return rendered, 0, True
     value = ev.value(expr)
     if isinstance(value, str):
-        return value, attr.line - 1
+        return value, 0, True
     return None
+
+
+def _templatefile_text(expr: h.Call, ev: Evaluator) -> str | None:
+    """``templatefile(path, vars)`` rendered with unknown variables as ``${unknown}``.
+
+    Terraform would fail on an unknown variable; here a variable whose value is not known
+    statically (a resource id, a module output) must not hide the rest of the manifest.
+    """
+    if len(expr.args) != 2:
+        return None
+    path, variables = ev.value(expr.args[0]), ev.value(expr.args[1])
+    if not isinstance(path, str) or not isinstance(variables, dict):
+        return None
+    text = ev.scope.read_file(path)
+    if text is None:
+        return None
+    try:
+        parts, directive = h.split_template(text, 1)
+    except h.HclError:
+        return None
+    if directive:
+        return None
+    rendered, _ = render(h.Template(tuple(parts), 1), Evaluator(ev.scope, dict(variables), ev.depth + 1))
+    return rendered
+
+
+def _pin_lines(value: Any, line: int) -> Any:
+    """A copy of a parsed document with every node at ``line`` (its lines belong to another file).
+
+    A copy: the evaluator may share the value (a local, a decoded file) with other arguments."""
+    if isinstance(value, dict):
+        out = LineDict((k, _pin_lines(v, line)) for k, v in value.items())
+        out.line = out.end_line = line
+        out.key_lines = dict.fromkeys(out, line)
+        return out
+    if isinstance(value, list):
+        items = LineList(_pin_lines(v, line) for v in value)
+        items.line = items.end_line = line
+        items.item_lines = [line] * len(items)
+        return items
+    return value
+
+
+def _load_docs(
+    module: _Module, found: tuple[str, int, bool], shown: str, line: int, what: str
+) -> list[Any] | None:
+    """Parse an embedded manifest; a YAML error is FIN000 at its line (or the argument's)."""
+    text, offset, pinned = found
+    try:
+        docs = load_all(text)
+    except YamlLoadError as exc:
+        where = line if pinned else exc.line + offset
+        detail = f" (line {exc.line} of the rendered text)" if pinned else ""
+        module.run.result.errors.append(ir.LoadError(shown, where, f"{what}: {exc.message}{detail}"))
+        return None
+    if pinned:
+        docs = [_pin_lines(doc, line) for doc in docs]
+    return docs
 
 
 def _kubectl_manifest(module: _Module, decl: _Decl, ev: Evaluator, address: str) -> None:
@@ -670,18 +738,13 @@ def _kubectl_manifest(module: _Module, decl: _Decl, ev: Evaluator, address: str)
             shown, attr.line, f"{address}: yaml_body is not static (file/templatefile); not read here"
         )
         return
-    text, offset = found
-    try:
-        docs = load_all(text)
-    except YamlLoadError as exc:
-        module.run.result.errors.append(
-            ir.LoadError(shown, exc.line + offset, f"{address}: yaml_body: {exc.message}")
-        )
+    docs = _load_docs(module, found, shown, attr.line, f"{address}: yaml_body")
+    if docs is None:
         return
     ctx = DocContext(
         file=shown,
         lines=decl.file.lines,
-        line_offset=offset,
+        line_offset=0 if found[2] else found[1],
         address_prefix=f"{address}/",
         options=module.run.options,
     )
@@ -694,24 +757,20 @@ def _kubernetes_manifest(module: _Module, decl: _Decl, ev: Evaluator, address: s
     if attr is None:
         return
     expr = attr.expr
-    if (
-        isinstance(expr, h.Call)
-        and expr.name == "yamldecode"
-        and len(expr.args) == 1
-        and isinstance(expr.args[0], h.Template)
-    ):
+    if isinstance(expr, h.Call) and expr.name == "yamldecode" and len(expr.args) == 1:
         found = _doc_text(module, h.Attribute("manifest", expr.args[0], attr.line, attr.end_line), ev)
         if found is None:
+            module.run.notice(shown, attr.line, f"{address}: manifest is not static; not read")
             return
-        try:
-            docs = load_all(found[0])
-        except YamlLoadError as exc:
-            module.run.result.errors.append(
-                ir.LoadError(shown, exc.line + found[1], f"{address}: {exc.message}")
-            )
+        docs = _load_docs(module, found, shown, attr.line, address)
+        if docs is None:
             return
         ctx = DocContext(
-            file=shown, lines=decl.file.lines, line_offset=found[1], address_prefix=f"{address}/"
+            file=shown,
+            lines=decl.file.lines,
+            line_offset=0 if found[2] else found[1],
+            address_prefix=f"{address}/",
+            options=module.run.options,
         )
         _k8s(module, docs[:1], ctx, shown, attr.line)
         return
@@ -719,6 +778,8 @@ def _kubernetes_manifest(module: _Module, decl: _Decl, ev: Evaluator, address: s
     if not isinstance(value, dict):
         module.run.notice(shown, attr.line, f"{address}: manifest is not static; not read")
         return
+    if isinstance(expr, h.Call):  # jsondecode(file(...)) and the like: lines of another file
+        value = _pin_lines(value, attr.line)
     ctx = DocContext(
         file=shown, lines=decl.file.lines, address_prefix=f"{address}/", options=module.run.options
     )
@@ -760,15 +821,20 @@ def _sfn_state_machine(module: _Module, decl: _Decl, ev: Evaluator, address: str
     else:
         found = _doc_text(module, attr, ev)
         if found is not None:
+            text, offset, pinned = found
             try:
-                docs = load_all(found[0], is_json=found[0].lstrip().startswith("{"))
+                docs = load_all(text, is_json=text.lstrip().startswith("{"))
             except YamlLoadError as exc:
+                where = attr.line if pinned else exc.line + offset
                 module.run.result.errors.append(
-                    ir.LoadError(shown, exc.line + found[1], f"{address}: definition: {exc.message}")
+                    ir.LoadError(shown, where, f"{address}: definition: {exc.message}")
                 )
                 return
             asl = docs[0] if docs else None
-            ctx.line_offset = found[1]
+            if pinned:
+                asl = _pin_lines(asl, attr.line)
+            else:
+                ctx.line_offset = offset
     if not isinstance(asl, dict):
         module.run.notice(shown, attr.line, f"{address}: definition is not static; its tasks are not read")
         return
