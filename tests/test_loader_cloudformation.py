@@ -837,7 +837,7 @@ def _scan(*rels: str) -> set[tuple[str, str, int, bool]]:
 def test_end_to_end_bad_fixtures() -> None:
     assert _scan("fixtures/cloudformation/bad") == {
         ("efs-checkpoints.yaml", "FIN401", 23, True),  # the Name tag that says checkpoints
-        ("efs-checkpoints.yaml", "FIN401", 27, True),  # its access point rooted at /checkpoints
+        ("efs-checkpoints.yaml", "FIN401", 42, True),  # its access point, named ckpt-writer
         ("p5-eks-nodegroup.yaml", "FIN301", 41, True),
         ("p5-notebook.yaml", "FIN301", 21, True),
         ("sfn-definition-object.yaml", "FIN101", 25, True),

@@ -923,7 +923,7 @@ def _findings(paths: list[Path]) -> set[tuple[str, str, int]]:
 def test_scan_bad_fixtures_fires_the_core_rules_at_the_cause() -> None:
     assert _findings([FIXTURES / "bad"]) == {
         ("FIN201", "kubernetes/bad/ack-trainingjob-spot-no-checkpoint.yaml", 21),
-        ("FIN401", "kubernetes/bad/efs-checkpoint-chain/pvc-checkpoints.yaml", 2),
+        ("FIN401", "kubernetes/bad/efs-checkpoint-chain/pvc-checkpoints.yaml", 5),  # the claim name
         ("FIN401", "kubernetes/bad/efs-checkpoint-chain/pytorchjob.yaml", 20),
         ("FIN301", "kubernetes/bad/eksctl-p5-always-on.yaml", 10),
         ("FIN401", "kubernetes/bad/job-nfs-efs-checkpoints.yaml", 18),
@@ -947,7 +947,7 @@ def test_scan_efs_chain_needs_all_three_files() -> None:
 def test_scan_demo() -> None:
     assert _findings([REPO / "fixtures" / "demo" / "kubernetes"]) == {
         ("FIN301", "demo/kubernetes/karpenter-gpu-nodepool.yaml", 17),
-        ("FIN401", "demo/kubernetes/shared-storage.yaml", 4),
+        ("FIN401", "demo/kubernetes/shared-storage.yaml", 7),  # the claim name
         ("FIN401", "demo/kubernetes/train-job.yaml", 23),
     }
 

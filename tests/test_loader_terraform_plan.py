@@ -108,7 +108,7 @@ EXPECTED = {
     ("FIN301", "modules/gpu_pool/main.tf", 25),
     ("FIN301", "karpenter.tf", 16),
     ("FIN401", "storage.tf", 8),  # the Name tag that says checkpoints
-    ("FIN401", "storage.tf", 13),
+    ("FIN401", "storage.tf", 16),  # root_directory path
 }
 
 
@@ -130,7 +130,7 @@ def test_core_rules_fire_through_plan_alone(tmp_path: Path) -> None:
         ("FIN301", "plan.json", 324),
         ("FIN301", "plan.json", 203),
         ("FIN401", "plan.json", 39),  # the Name tag that says checkpoints
-        ("FIN401", "plan.json", 7),
+        ("FIN401", "plan.json", 18),
     }
 
 

@@ -335,7 +335,13 @@ def _volume_on_efs(volume: Volume, rx: re.Pattern[str]) -> Any:
         return None
     if volume.is_efs is not True:
         return volume.is_efs if is_unknown(volume.is_efs) else None
-    hit = _matches(rx, volume.name, volume.root_path, volume.storage_class, volume.address.rsplit("/", 1)[-1])
+    candidates: list[tuple[str, Any]] = [
+        ("name", volume.name),
+        ("root_path", volume.root_path),
+        ("storage_class", volume.storage_class),
+        ("address", volume.address.rsplit("/", 1)[-1]),
+    ]
+    field_name, hit = next(((f, v) for f, v in candidates if _matches(rx, v) is not None), ("", None))
     if hit is None:
         return None
     kind = {
@@ -344,7 +350,8 @@ def _volume_on_efs(volume: Volume, rx: re.Pattern[str]) -> Any:
         "storage-class": "StorageClass",
         "efs-access-point": "EFS access point",
     }.get(volume.volume_kind, volume.volume_kind)
-    return Evidence(f"{kind} '{hit}' puts checkpoints on EFS", volume.location.line)
+    line = volume.line_of(field_name) or volume.location.line
+    return Evidence(f"{kind} '{hit}' puts checkpoints on EFS", line)
 
 
 def _job_on_efs(job: TrainingJob) -> Any:

@@ -54,13 +54,15 @@ def link(records: list[Record]) -> list[Record]:
     }
     classes = _by_name(volumes, "storage-class")
 
-    pvs = _by_name(volumes, "pv")
+    # Every PV is linked (two PVs may share a name in different files or clusters); a claim
+    # bound by volumeName sees the first PV of that name.
+    linked: dict[int, Volume] = {}
     linked_pvs: dict[str, Volume] = {}
-    for name, items in pvs.items():
-        pv = items[0]
-        if pv.is_efs is None:
-            pv = replace(pv, is_efs=_class_is_efs(classes, pv.storage_class))
-        linked_pvs[name] = pv
+    for items in _by_name(volumes, "pv").values():
+        for pv in items:
+            if pv.is_efs is None:
+                linked[id(pv)] = replace(pv, is_efs=_class_is_efs(classes, pv.storage_class))
+            linked_pvs.setdefault(str(pv.name), linked.get(id(pv), pv))
 
     def pvc_is_efs(pvc: Volume) -> Any:
         if pvc.is_efs is not None:
@@ -87,8 +89,8 @@ def link(records: list[Record]) -> list[Record]:
     out: list[Record] = []
     for r in records:
         if isinstance(r, Volume):
-            if r.volume_kind == "pv" and isinstance(r.name, str) and r.name in linked_pvs:
-                r = linked_pvs[r.name] if linked_pvs[r.name].address == r.address else r
+            if r.volume_kind == "pv":
+                r = linked.get(id(r), r)
             elif r.volume_kind == "pvc":
                 r = replace(r, is_efs=pvc_is_efs(r))
             elif r.volume_kind == "workload" and r.mounts:

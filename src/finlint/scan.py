@@ -147,6 +147,19 @@ def read_text(path: Path, display: str) -> str | LoadError:
         return LoadError(display, line, "file is not valid UTF-8 text")
 
 
+def _looks_templated(text: str, error_line: int) -> bool:
+    """Helm/Jinja markers anywhere, or a `${...}` (templatefile, envsubst) where parsing broke.
+
+    `${...}` alone is common in valid YAML (CloudFormation `!Sub`), so it only explains a
+    failure on the lines around the error.
+    """
+    if any(marker in text for marker in TEMPLATE_MARKERS):
+        return True
+    lines = text.splitlines()
+    nearby = lines[max(0, error_line - 2) : error_line + 1]
+    return any("${" in line for line in nearby)
+
+
 def _json_claimable(text: str, display: str, result: LoadResult) -> bool:
     """Check a .json file with the C parser first: a broken one is FIN000, and one no loader
     claims (package-lock.json, tsconfig.json) is never given to the slower line-aware loader."""
@@ -172,13 +185,13 @@ def load_structured(path: Path, display: str, text: str, options: dict[str, Any]
     try:
         docs = load_all(text, is_json=is_json)
     except YamlLoadError as exc:
-        if any(marker in text for marker in TEMPLATE_MARKERS):
+        if _looks_templated(text, exc.line):
             result.notices.append(
                 Notice(
                     display,
                     exc.line,
-                    "skipped template: unrendered {{ }} / {% %} placeholders; "
-                    "render it first (e.g. `helm template`) and scan the output",
+                    "skipped template: unrendered {{ }} / {% %} / ${ } placeholders; render it first "
+                    "(e.g. `helm template`, `envsubst`) and scan the output",
                 )
             )
         else:
