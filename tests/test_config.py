@@ -7,32 +7,19 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from tests.samples import P5_NOTEBOOK, training_request
 
 from finlint.cli import main
 from finlint.config import find_config, load_config
 
-NOTEBOOK = """\
-AWSTemplateFormatVersion: "2010-09-09"
-Resources:
-  ResearchNotebook:
-    Type: AWS::SageMaker::NotebookInstance
-    Properties:
-      InstanceType: ml.p5.48xlarge
-      RoleArn: arn:aws:iam::111122223333:role/SageMakerNotebookRole
-"""
-SPOT_JOB = {
-    "TrainingJobName": "spot-job",
-    "AlgorithmSpecification": {
-        "TrainingImage": "123.dkr.ecr.us-east-1.amazonaws.com/t:1",
-        "TrainingInputMode": "File",
-    },
-    "RoleArn": "arn:aws:iam::111122223333:role/SageMakerRole",
-    "OutputDataConfig": {"S3OutputPath": "s3://bucket/out"},
-    "ResourceConfig": {"InstanceType": "ml.p5.48xlarge", "InstanceCount": 1, "VolumeSizeInGB": 50},
-    "EnableManagedSpotTraining": True,
-    "CheckpointConfig": {"S3Uri": "s3://bucket/ckpt"},
-    "StoppingCondition": {"MaxRuntimeInSeconds": 36000, "MaxWaitTimeInSeconds": 72000},
-}
+NOTEBOOK = P5_NOTEBOOK
+SPOT_JOB = training_request(
+    "spot-job",
+    "ml.p5.48xlarge",
+    EnableManagedSpotTraining=True,
+    CheckpointConfig={"S3Uri": "s3://bucket/ckpt"},
+    StoppingCondition={"MaxRuntimeInSeconds": 36000, "MaxWaitTimeInSeconds": 72000},
+)
 
 
 @pytest.fixture()

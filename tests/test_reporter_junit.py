@@ -7,24 +7,11 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from tests.samples import P5_NOTEBOOK, SUPPRESSED_P5_NOTEBOOK
 
 from finlint.cli import main
 
-TEMPLATE = """\
-AWSTemplateFormatVersion: "2010-09-09"
-Resources:
-  ResearchNotebook:
-    Type: AWS::SageMaker::NotebookInstance
-    Properties:
-      InstanceType: ml.p5.48xlarge
-      RoleArn: arn:aws:iam::111122223333:role/SageMakerNotebookRole
-  # finlint: ignore[FIN301] reserved for the quarterly pre-training run
-  Reserved:
-    Type: AWS::SageMaker::NotebookInstance
-    Properties:
-      InstanceType: ml.p5.48xlarge
-      RoleArn: arn:aws:iam::111122223333:role/SageMakerNotebookRole
-"""
+TEMPLATE = P5_NOTEBOOK + SUPPRESSED_P5_NOTEBOOK
 GOOD = TEMPLATE.replace("ml.p5.48xlarge", "ml.g5.xlarge")
 
 
@@ -44,7 +31,7 @@ def test_cases_per_rule_and_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     failure = cases["bad.yaml"].find("failure")
     assert failure is not None and failure.get("type") == "high"
     assert "bad.yaml:6: FIN301 [high] ResearchNotebook" in (failure.text or "")
-    assert "Reserved" not in (failure.text or "")  # suppressed: not a failure
+    assert "ReservedNotebook" not in (failure.text or "")  # suppressed: not a failure
     assert cases["good.yaml"].find("failure") is None and cases["good.yaml"].find("skipped") is None
     assert (fin301.get("tests"), fin301.get("failures")) == ("2", "1")
     assert "FIN000 parse-error" in suites

@@ -7,29 +7,13 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from tests.samples import P5_NOTEBOOK, training_request
 
 from finlint.cli import main
 from finlint.reporters.markdown import MARKER, cell
 
-NOTEBOOK = """\
-AWSTemplateFormatVersion: "2010-09-09"
-Resources:
-  ResearchNotebook:
-    Type: AWS::SageMaker::NotebookInstance
-    Properties:
-      InstanceType: ml.p5.48xlarge
-      RoleArn: arn:aws:iam::111122223333:role/SageMakerNotebookRole
-"""
-REQUEST = {
-    "TrainingJobName": "demo-classifier",
-    "AlgorithmSpecification": {
-        "TrainingImage": "123.dkr.ecr.us-east-1.amazonaws.com/t:1",
-        "TrainingInputMode": "File",
-    },
-    "RoleArn": "arn:aws:iam::111122223333:role/SageMakerRole",
-    "OutputDataConfig": {"S3OutputPath": "s3://bucket/out"},
-    "ResourceConfig": {"InstanceType": "ml.g5.2xlarge", "InstanceCount": 1, "VolumeSizeInGB": 50},
-}
+NOTEBOOK = P5_NOTEBOOK
+REQUEST = training_request()
 
 
 def markdown(root: Path, monkeypatch: pytest.MonkeyPatch, *args: str) -> tuple[int, str]:
