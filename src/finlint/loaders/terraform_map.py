@@ -223,12 +223,18 @@ def notebook(item: Item) -> list[ir.Record]:
     return [ir.Notebook(instance_type=instance_type, volume_size_gb=volume, **_common(item, r, name))]
 
 
-def efs(item: Item) -> list[ir.Record]:
+def _tagged(item: Item) -> tuple[_Lines, dict[str, Any], Any]:
+    """Lines collector, tags and Name tag of a file system: the name's line is the tags' line."""
     r = _Lines(item.values)
     tags, name = tags_of(item.values)
     _, tag_line = get(item.values, "tags")
     if tag_line:
         r.lines["tags"] = r.lines["name"] = tag_line
+    return r, tags, name
+
+
+def efs(item: Item) -> list[ir.Record]:
+    r, tags, name = _tagged(item)
     return [
         ir.FileSystem(
             fs_type="efs",
@@ -245,11 +251,7 @@ def efs(item: Item) -> list[ir.Record]:
 
 
 def fsx_lustre(item: Item) -> list[ir.Record]:
-    r = _Lines(item.values)
-    tags, name = tags_of(item.values)
-    _, tag_line = get(item.values, "tags")
-    if tag_line:
-        r.lines["tags"] = r.lines["name"] = tag_line
+    r, tags, name = _tagged(item)
     return [
         ir.FileSystem(
             fs_type="fsx-lustre",
