@@ -212,3 +212,19 @@ def line_of(container: Any, key: Any, fallback: int = 1) -> int:
     if isinstance(container, LineList) and isinstance(key, int):
         return container.line_of(key)
     return getattr(container, "line", fallback) or fallback
+
+
+def pin_lines(value: Any, line: int) -> Any:
+    """A copy of a document with every node on ``line``: for documents whose own lines belong
+    to another file or string (a Terraform ``file()`` manifest, JSON inside a plan string)."""
+    if isinstance(value, dict):
+        out = LineDict((k, pin_lines(v, line)) for k, v in value.items())
+        out.line = out.end_line = line
+        out.key_lines = dict.fromkeys(out, line)
+        return out
+    if isinstance(value, list):
+        items = LineList(pin_lines(v, line) for v in value)
+        items.line = items.end_line = line
+        items.item_lines = [line] * len(items)
+        return items
+    return value

@@ -16,7 +16,7 @@ from finlint import ir
 from finlint.ir import Unknown
 from finlint.loaders import DocContext
 from finlint.loaders import terraform_map as m
-from finlint.yamlload import LineDict, LineList, YamlLoadError, load_all
+from finlint.yamlload import LineDict, LineList, YamlLoadError, load_all, pin_lines
 
 FORMAT = "terraform-plan"
 _EMBEDDED = ("kubectl_manifest", "kubernetes_manifest", "aws_sfn_state_machine")
@@ -158,21 +158,6 @@ def _expr_refs(expr: Any, path: str, prefix: str, refs: dict[str, str]) -> None:
         _expr_refs(value, f"{path}{key}.", prefix, refs)
 
 
-def _one_line(value: Any, line: int) -> Any:
-    """Documents parsed from a JSON string sit on the line of that string in the plan."""
-    if isinstance(value, LineDict):
-        value.line = value.end_line = line
-        value.key_lines = dict.fromkeys(value, line)
-        for v in value.values():
-            _one_line(v, line)
-    elif isinstance(value, LineList):
-        value.line = value.end_line = line
-        value.item_lines = [line] * len(value)
-        for v in value:
-            _one_line(v, line)
-    return value
-
-
 def _embedded(rtype: str, address: str, values: Any, loc: ir.Location, ctx: DocContext) -> ir.LoadResult:
     result = ir.LoadResult()
     key = {"kubectl_manifest": "yaml_body", "kubernetes_manifest": "manifest"}.get(rtype, "definition")
@@ -186,7 +171,7 @@ def _embedded(rtype: str, address: str, values: Any, loc: ir.Location, ctx: DocC
         except YamlLoadError as exc:
             result.errors.append(ir.LoadError(ctx.file, line, f"{address}: {key}: {exc.message}"))
             return result
-        docs = [_one_line(d, line) for d in docs]
+        docs = [pin_lines(d, line) for d in docs]
     elif isinstance(value, dict):
         docs = [value]
     else:
