@@ -41,7 +41,7 @@ from finlint.ir import (
 )
 from finlint.loaders import DocContext
 from finlint.quantity import quantity_to_gib
-from finlint.yamlload import LineDict, LineList
+from finlint.yamlload import LineDict, LineList, pin_lines
 
 _Node = dict[Any, Any]  # a parsed mapping (a LineDict when it came from YAML)
 
@@ -1162,7 +1162,7 @@ def load(doc: Any, ctx: DocContext) -> ir.LoadResult:
         return result
     try:
         if not isinstance(doc, LineDict):  # plain dicts (e.g. from HCL): every value on line 1 + offset
-            doc = _with_lines(doc, 1)
+            doc = pin_lines(doc, 1)
         d = _Doc(doc, ctx)
         handler = _handler(d)
         if handler is not None:
@@ -1190,18 +1190,3 @@ def load_documents(docs: list[Any], ctx: DocContext) -> ir.LoadResult:
         if claims(doc):
             result.extend(load(doc, sub))
     return result
-
-
-def _with_lines(value: Any, line: int) -> Any:
-    """Copy plain dicts/lists into LineDict/LineList that all sit on ``line``."""
-    if isinstance(value, dict):
-        out = LineDict((k, _with_lines(v, line)) for k, v in value.items())
-        out.line = out.end_line = line
-        out.key_lines = dict.fromkeys(out, line)
-        return out
-    if isinstance(value, list):
-        items = LineList(_with_lines(v, line) for v in value)
-        items.line = items.end_line = line
-        items.item_lines = [line] * len(items)
-        return items
-    return value

@@ -23,7 +23,7 @@ from finlint.loaders import DocContext
 from finlint.loaders import terraform_hcl as h
 from finlint.loaders import terraform_map as m
 from finlint.loaders.terraform_eval import EvalError, Evaluator, to_string
-from finlint.yamlload import LineDict, LineList, YamlLoadError, load_all
+from finlint.yamlload import LineDict, LineList, YamlLoadError, load_all, pin_lines
 
 FORMAT = "terraform"
 MAX_MODULE_DEPTH = 12
@@ -693,23 +693,6 @@ def _templatefile_text(expr: h.Call, ev: Evaluator) -> str | None:
     return rendered
 
 
-def _pin_lines(value: Any, line: int) -> Any:
-    """A copy of a parsed document with every node at ``line`` (its lines belong to another file).
-
-    A copy: the evaluator may share the value (a local, a decoded file) with other arguments."""
-    if isinstance(value, dict):
-        out = LineDict((k, _pin_lines(v, line)) for k, v in value.items())
-        out.line = out.end_line = line
-        out.key_lines = dict.fromkeys(out, line)
-        return out
-    if isinstance(value, list):
-        items = LineList(_pin_lines(v, line) for v in value)
-        items.line = items.end_line = line
-        items.item_lines = [line] * len(items)
-        return items
-    return value
-
-
 def _load_docs(
     module: _Module, found: tuple[str, int, bool], shown: str, line: int, what: str
 ) -> list[Any] | None:
@@ -723,7 +706,7 @@ def _load_docs(
         module.run.result.errors.append(ir.LoadError(shown, where, f"{what}: {exc.message}{detail}"))
         return None
     if pinned:
-        docs = [_pin_lines(doc, line) for doc in docs]
+        docs = [pin_lines(doc, line) for doc in docs]
     return docs
 
 
@@ -779,7 +762,7 @@ def _kubernetes_manifest(module: _Module, decl: _Decl, ev: Evaluator, address: s
         module.run.notice(shown, attr.line, f"{address}: manifest is not static; not read")
         return
     if isinstance(expr, h.Call):  # jsondecode(file(...)) and the like: lines of another file
-        value = _pin_lines(value, attr.line)
+        value = pin_lines(value, attr.line)
     ctx = DocContext(
         file=shown, lines=decl.file.lines, address_prefix=f"{address}/", options=module.run.options
     )
@@ -832,7 +815,7 @@ def _sfn_state_machine(module: _Module, decl: _Decl, ev: Evaluator, address: str
                 return
             asl = docs[0] if docs else None
             if pinned:
-                asl = _pin_lines(asl, attr.line)
+                asl = pin_lines(asl, attr.line)
             else:
                 ctx.line_offset = offset
     if not isinstance(asl, dict):
