@@ -1,0 +1,22 @@
+"""The house rules CI enforces: ruff and mypy (settings in pyproject.toml) stay clean."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from tests.conftest import REPO
+
+
+@pytest.mark.parametrize(
+    "cmd",
+    [
+        [sys.executable, "-m", "ruff", "check", "src", "tests"],
+        [sys.executable, "-m", "mypy"],
+    ],
+    ids=["ruff", "mypy"],
+)
+def test_linters_are_clean(cmd: list[str]) -> None:
+    proc = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
