@@ -115,3 +115,19 @@ def test_rules_page_is_generated_from_the_policies() -> None:
     assert code == 0
     page = (REPO / "docs" / "rules.md").read_text(encoding="utf-8")
     assert page == out, "docs/rules.md is stale: run `finlint rules --format markdown > docs/rules.md`"
+
+
+def test_show_undetermined_explains_what_could_not_be_checked(tmp_path: Path) -> None:
+    template = (
+        "Parameters:\n  NotebookType:\n    Type: String\nResources:\n  Nb:\n"
+        "    Type: AWS::SageMaker::NotebookInstance\n    Properties:\n      InstanceType: !Ref NotebookType\n"
+        "      RoleArn: arn:aws:iam::111122223333:role/R\n"
+    )
+    (tmp_path / "nb.yaml").write_text(template)
+    code, out = run("scan", str(tmp_path))
+    assert code == 0 and "1 check(s) undetermined" in out
+    code, out = run("scan", str(tmp_path), "--show-undetermined")
+    assert "nb.yaml:5: FIN301 [undetermined] Nb:" in out and "NotebookType has no Default" in out
+    data = json.loads(run("scan", str(tmp_path), "--format", "json")[1])
+    assert data["summary"]["undetermined"] == 1
+    assert data["undetermined"][0]["rule_id"] == "FIN301"

@@ -103,3 +103,14 @@ def test_invalid_policies_are_rejected_with_a_line(
         load_policy(path)
     assert message in str(info.value)
     assert info.value.line >= 1
+
+
+def test_undecided_checks_are_reported_with_the_reason(policy) -> None:  # type: ignore[no-untyped-def]
+    from finlint.engine import Undetermined
+
+    records = [job(spot=True), job(spot=Unknown("args.use_spot has no default")), job(spot=False)]
+    undecided: list[Undetermined] = []
+    findings = run_policies([policy], records, EngineConfig(), undecided)
+    assert len(findings) == 1
+    assert [u.reasons for u in undecided] == [("spot: args.use_spot has no default",)]
+    assert undecided[0].to_json()["rule_id"] == "TST101"

@@ -150,6 +150,11 @@ def main() -> None:
 @click.option("--var", "tf_vars", multiple=True, help="Terraform variable NAME=VALUE (repeatable).")
 @click.option("--exit-zero", is_flag=True, help="Always exit 0 on findings (for rollout).")
 @click.option("--color/--no-color", default=None, help="Colour the text output (default: on a terminal).")
+@click.option(
+    "--show-undetermined",
+    is_flag=True,
+    help="Also list the checks a rule could not decide because a value is not known statically, and why.",
+)
 @_cost_options
 @click.option("--max-monthly-usd", type=float, help="Exit 1 when the active findings' total exceeds N/month.")
 @_config_option
@@ -176,6 +181,7 @@ def scan(
     tf_vars: tuple[str, ...],
     exit_zero: bool,
     color: bool | None,
+    show_undetermined: bool,
     usage_file: Path | None,
     region: str | None,
     pricing: Path | None,
@@ -204,7 +210,7 @@ def scan(
         {"tf_var_files": list(var_file), "tf_vars": _parse_vars(tf_vars)},
     )
     result = _cost_guard(lambda: lint(run.options, run.policies))
-    extra: dict[str, Any] = {"engine": run.options.engine}
+    extra: dict[str, Any] = {"engine": run.options.engine, "show_undetermined": show_undetermined}
     known = baseline or (run.config.baseline if write_baseline is None else None)
     if write_baseline is not None:
         count = baselines.write(write_baseline, result.findings)

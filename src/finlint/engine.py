@@ -283,6 +283,7 @@ class _Env:
         self.record = record
         self.params = params
         self.lets: dict[str, Any] = {}
+        self.unknowns: list[str] = []  # "ref: reason" for every Unknown a predicate met
 
     def param(self, value: Any) -> Any:
         if isinstance(value, str) and value.startswith("$"):
@@ -326,7 +327,8 @@ def evaluate(cond: dict[str, Any], env: _Env) -> bool | None:
         return None if inner is None else not inner
     if op in UNARY:
         value = env.ref(arg)
-        if is_unknown(value):
+        if isinstance(value, Unknown):
+            env.unknowns.append(f"{arg}: {value.reason}")
             return None
         if op == "exists":
             return value is not None and value is not False
@@ -335,7 +337,8 @@ def evaluate(cond: dict[str, Any], env: _Env) -> bool | None:
         return value is True
     value = env.ref(arg[0])
     target = env.param(arg[1])
-    if is_unknown(value):
+    if isinstance(value, Unknown):
+        env.unknowns.append(f"{arg[0]}: {value.reason}")
         return None
     if value is None:
         return op in ("not_equals", "not_in")
@@ -420,7 +423,38 @@ def _matches_selector(selector: str, keys: set[str]) -> bool:
     return selector in keys or any(k.startswith(selector) and ID_RE.match(k) for k in keys)
 
 
-def run_policies(policies: list[Policy], records: list[Record], config: EngineConfig) -> list[Finding]:
+@dataclass(frozen=True)
+class Undetermined:
+    """A policy that could not decide on a record because a value is not known statically.
+
+    Never a finding (a rule never fires on an unknown); reported so a user can see what finlint
+    could not check and why (``--show-undetermined``, JSON ``undetermined``).
+    """
+
+    rule_id: str
+    rule: str
+    file: str
+    line: int
+    resource: str
+    reasons: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "rule_id": self.rule_id,
+            "rule": self.rule,
+            "file": self.file,
+            "line": self.line,
+            "resource": self.resource,
+            "reasons": list(self.reasons),
+        }
+
+
+def run_policies(
+    policies: list[Policy],
+    records: list[Record],
+    config: EngineConfig,
+    undetermined: list[Undetermined] | None = None,
+) -> list[Finding]:
     by_kind: dict[str, list[Record]] = {}
     for record in records:
         by_kind.setdefault(record.KIND, []).append(record)
@@ -434,7 +468,20 @@ def run_policies(policies: list[Policy], records: list[Record], config: EngineCo
             cond = policy.condition_for(kind)
             for record in by_kind.get(kind, ()):
                 env = _Env(policy, record, params)
-                if evaluate(cond, env) is not True:
+                verdict = evaluate(cond, env)
+                if verdict is None and undetermined is not None:
+                    reasons = tuple(dict.fromkeys(env.unknowns))
+                    undetermined.append(
+                        Undetermined(
+                            policy.id,
+                            policy.name,
+                            record.location.file,
+                            record.location.line,
+                            record.address,
+                            reasons,
+                        )
+                    )
+                if verdict is not True:
                     continue
                 line, end_line = _location(policy, env)
                 findings.append(

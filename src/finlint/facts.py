@@ -253,9 +253,8 @@ def pool_family_exposure(record: Record, families: list[str]) -> Any:
         return types
     matching = [t for t in types if isinstance(t, str) and catalog.family_of(t) in families]
     if not matching:
-        if any(is_unknown(t) for t in types):
-            return Unknown("an instance type is unresolved")
-        return None
+        unresolved = next((t for t in types if isinstance(t, Unknown)), None)
+        return Unknown(f"instance type: {unresolved.reason}") if unresolved is not None else None
     if record.pool_kind == "launch-template":
         return None  # launches nothing by itself; the group that uses it is checked
     running: Any
@@ -263,10 +262,11 @@ def pool_family_exposure(record: Record, families: list[str]) -> Any:
         running = 1 if record.min_size is None else record.min_size
     else:
         sizes = [record.min_size, record.desired_size]
-        if any(is_unknown(s) for s in sizes):
+        unresolved = next((s for s in sizes if isinstance(s, Unknown)), None)
+        if unresolved is not None:
             known = [s for s in sizes if isinstance(s, int)]
             if not known or max(known) < 1:
-                return Unknown("pool size is unresolved")
+                return Unknown(f"pool size: {unresolved.reason}")
         running = max((s for s in sizes if isinstance(s, int)), default=0)
     if running < 1:
         return None

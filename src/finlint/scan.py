@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from finlint import loaders
-from finlint.engine import EngineConfig, Policy, load_policies, run_policies
+from finlint.engine import EngineConfig, Policy, Undetermined, load_policies, run_policies
 from finlint.finding import Finding, severity_rank
 from finlint.ir import LoadError, LoadResult, Notice, Record
 from finlint.linking import link
@@ -61,6 +61,7 @@ class ScanResult:
     files_scanned: int
     records: list[Record]
     policies: list[Policy]
+    undetermined: list[Undetermined] = field(default_factory=list)
 
     def active(self) -> list[Finding]:
         return [f for f in self.findings if f.active]
@@ -313,12 +314,13 @@ def lint(options: ScanOptions, policies: list[Policy] | None = None) -> ScanResu
         policies = load_policies(options.policy_dirs)
     loaded, count, texts = load_paths(options)
     records = link(_finalize(loaded.records))
-    findings = run_policies(policies, records, options.engine)
+    undetermined: list[Undetermined] = []
+    findings = run_policies(policies, records, options.engine, undetermined)
     findings.extend(parse_error_findings(loaded.errors, policies, options.engine))
     findings = _apply_suppressions(findings, records, texts, policies, options)
     _price(findings, records, options)
     findings.sort(key=lambda f: f.sort_key())
-    return ScanResult(findings, loaded.errors, loaded.notices, count, records, policies)
+    return ScanResult(findings, loaded.errors, loaded.notices, count, records, policies, undetermined)
 
 
 def _apply_suppressions(

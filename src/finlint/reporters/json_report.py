@@ -22,6 +22,7 @@ def as_dict(result: ScanResult) -> dict[str, Any]:
         "findings": [f.to_json() for f in result.findings],
         "errors": [{"file": e.file, "line": e.line, "message": e.message} for e in result.errors],
         "notices": [{"file": n.file, "line": n.line, "message": n.message} for n in result.notices],
+        "undetermined": [u.to_json() for u in result.undetermined],
         "summary": {
             "files_scanned": result.files_scanned,
             "findings": len(active),
@@ -29,6 +30,7 @@ def as_dict(result: ScanResult) -> dict[str, Any]:
             "baseline": sum(1 for f in result.findings if f.baseline and f.suppressed is None),
             "by_severity": {s: by_severity.get(s, 0) for s in SEVERITIES},
             "monthly_usd": round(result.monthly_usd(), 2),
+            "undetermined": len(result.undetermined),
         },
     }
 
