@@ -870,3 +870,18 @@ def test_end_to_end_metadata_suppression(tmp_path: Path) -> None:
 
     findings = lint(ScanOptions(paths=[template], engine=EngineConfig())).findings
     assert [(f.rule_id, f.line, f.active) for f in findings] == [("FIN301", 9, False)]
+
+
+def test_lowercase_intrinsic_is_a_notice_with_a_hint(tmp_path: Path) -> None:
+    """`!if` is not a CloudFormation function: its value stays unknown, and the user is told why."""
+    from finlint.scan import ScanOptions, lint
+
+    (tmp_path / "t.yaml").write_text(
+        'AWSTemplateFormatVersion: "2010-09-09"\nResources:\n  Nb:\n'
+        "    Type: AWS::SageMaker::NotebookInstance\n    Properties:\n"
+        "      InstanceType: !if [IsProd, ml.p5.48xlarge, ml.g5.xlarge]\n"
+        "      VolumeSizeInGB: !Sub '${Size}'\n"
+    )
+    result = lint(ScanOptions(paths=[tmp_path]))
+    assert [(n.line, "did you mean Fn::If?" in n.message) for n in result.notices] == [(6, True)]
+    assert [f.rule_id for f in result.findings] == []

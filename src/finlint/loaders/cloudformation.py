@@ -1342,6 +1342,7 @@ def load(doc: Any, ctx: DocContext) -> ir.LoadResult:
         line = doc.line_of("Resources") if isinstance(doc, LineDict) else 1
         result.errors.append(ir.LoadError(ctx.file, ctx.line(line), "Resources must be a mapping"))
         return result
+    result.notices.extend(_unknown_functions(doc, ctx))
     tpl = _Template(doc, ctx)
     for logical_id, body in _resources(doc):
         handler = _HANDLERS.get(body["Type"])
@@ -1360,6 +1361,44 @@ def load(doc: Any, ctx: DocContext) -> ir.LoadResult:
         else:
             result.records.extend(loaded)
     return result
+
+
+#: Every intrinsic and rule function CloudFormation knows (names are case-sensitive).
+KNOWN_FUNCTIONS = frozenset(
+    f"Fn::{name}"
+    for name in (
+        *("And", "Base64", "Cidr", "Contains", "EachMemberEquals", "EachMemberIn", "Equals"),
+        *("FindInMap", "GetAtt", "GetAZs", "If", "ImportValue", "Join", "Length", "Not", "Or"),
+        *("RefAll", "Select", "Split", "Sub", "ToJsonString", "Transform", "ValueOf", "ValueOfAll"),
+    )
+)
+
+
+def _unknown_functions(doc: Any, ctx: DocContext) -> list[ir.Notice]:
+    """`!if` (lowercase) loads as an unknown function that CloudFormation would reject; a value
+    built on it is unknown, so say so instead of staying silent."""
+    notices: list[ir.Notice] = []
+    seen: set[int] = set()
+    stack: list[Any] = [doc]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen or not isinstance(node, (dict, list)):
+            continue
+        seen.add(id(node))
+        if isinstance(node, list):
+            stack.extend(node)
+            continue
+        for key, value in node.items():
+            unknown = isinstance(key, str) and key.startswith("Fn::") and key not in KNOWN_FUNCTIONS
+            if unknown and not key.startswith("Fn::ForEach::"):  # language-extension loops
+                line = node.line_of(key) if isinstance(node, LineDict) else 1
+                hint = next((k for k in KNOWN_FUNCTIONS if k.lower() == key.lower()), None)
+                did_you_mean = f"; did you mean {hint}?" if hint else ""
+                message = f"unknown CloudFormation function {key} (names are case-sensitive{did_you_mean})"
+                message += "; values built on it are not checked"
+                notices.append(ir.Notice(ctx.file, ctx.line(line), message))
+            stack.append(value)
+    return sorted(notices, key=lambda n: n.line)
 
 
 def _make_resource(tpl: _Template, logical_id: str, body: Mapping[str, Any], resources: Any) -> _Resource:
