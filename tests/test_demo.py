@@ -1,0 +1,39 @@
+"""The bundled demo (README Quick start) shows every core rule firing, at these exact places."""
+
+from __future__ import annotations
+
+from tests.conftest import FIXTURES, scan_paths
+
+EXPECTED = {
+    ("FIN301", "cloudformation/training-stack.yaml", 18),
+    ("FIN401", "cloudformation/training-stack.yaml", 36),
+    ("FIN301", "kubernetes/karpenter-gpu-nodepool.yaml", 17),
+    ("FIN401", "kubernetes/shared-storage.yaml", 7),
+    ("FIN401", "kubernetes/train-job.yaml", 23),
+    ("FIN301", "python/launch_finetune.py", 38),
+    ("FIN101", "python/launch_finetune.py", 46),
+    ("FIN201", "python/launch_finetune.py", 54),
+    ("FIN101", "sagemaker-api/train-request.json", 1),
+    ("FIN201", "sagemaker-api/training.asl.json", 17),
+    ("FIN202", "sagemaker-api/training.asl.json", 36),
+    ("FIN301", "terraform/main.tf", 22),
+    ("FIN101", "terraform/main.tf", 26),
+    ("FIN201", "terraform/main.tf", 40),
+    ("FIN301", "terraform/main.tf", 59),
+    ("FIN401", "terraform/main.tf", 72),
+}
+
+
+def test_demo_fires_every_core_rule_at_the_documented_lines() -> None:
+    result = scan_paths([FIXTURES / "demo"])
+    assert result.errors == []
+    found = {(f.rule_id, f.file.split("fixtures/demo/", 1)[-1], f.line) for f in result.findings}
+    assert found == EXPECTED
+    assert {r for r, _, _ in found} == {"FIN101", "FIN201", "FIN202", "FIN301", "FIN401"}
+    assert all(f.cost is not None and f.cost.monthly_usd is not None for f in result.findings)
+
+
+def test_demo_readme_lists_the_same_findings() -> None:
+    readme = (FIXTURES / "demo" / "README.md").read_text(encoding="utf-8")
+    for rule, file, line in EXPECTED:
+        assert f"| {rule} | `{file}:{line}` |" in readme
