@@ -172,23 +172,25 @@ def test_kubectl_manifest_from_file_points_at_the_argument(tmp_path: Path) -> No
 
 
 def test_scan_reports_the_tf_argument_line_for_a_file_manifest(tmp_path: Path) -> None:
+    # the manifest is outside the scanned directory: the Terraform copy is the only one
     tf_dir = tmp_path / "infra"
     tf_load(
         tf_dir,
         {
             "main.tf": """
                 resource "kubernetes_manifest" "pool" {
-                  manifest = yamldecode(file("${path.module}/manifests/pool.yaml"))
+                  manifest = yamldecode(file("${path.module}/../manifests/pool.yaml"))
                 }
             """,
         },
     )
-    (tmp_path / "pool.yaml").write_text(textwrap.dedent(P5_POOL_YAML).replace("${zone}", "us-east-1a"))
-    (tf_dir / "manifests").mkdir()
-    (tf_dir / "manifests" / "pool.yaml").write_text((tmp_path / "pool.yaml").read_text())
+    (tmp_path / "manifests").mkdir()
+    (tmp_path / "manifests" / "pool.yaml").write_text(
+        textwrap.dedent(P5_POOL_YAML).replace("${zone}", "us-east-1a")
+    )
     result = lint(ScanOptions(paths=[tf_dir], engine=EngineConfig(select=("FIN301",))))
-    tf_findings = [(f.file, f.line) for f in result.findings if f.file.endswith("main.tf")]
-    assert tf_findings and all(line == 2 for _, line in tf_findings)
+    findings = [(f.file, f.line) for f in result.findings]
+    assert findings and all(file.endswith("main.tf") and line == 2 for file, line in findings)
 
 
 def test_templatefile_with_unknown_variables_is_still_read(tmp_path: Path) -> None:

@@ -612,3 +612,80 @@ def test_checkov_fork_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(terraform_hcl.HclError, match="bc-python-hcl2"):
         terraform_hcl.parse_text('x = "fresh text for the cache"\n')
     terraform_hcl.clear_cache()
+
+
+# --- manifests read with file() / templatefile(): one finding when the file is scanned too ------
+
+POOL_YAML = """\
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: h100
+spec:
+  template:
+    spec:
+      requirements:
+        - key: node.kubernetes.io/instance-type
+          operator: In
+          values: ["p5.48xlarge"]
+        - key: topology.kubernetes.io/zone
+          operator: In
+          values: ["${zone}"]
+      nodeClassRef:
+        group: karpenter.k8s.aws
+        kind: EC2NodeClass
+        name: default
+"""
+
+
+def _fin301(paths: list[Path]) -> list[tuple[str, int]]:
+    from finlint.engine import EngineConfig
+    from finlint.scan import ScanOptions, lint
+
+    result = lint(ScanOptions(paths=paths, engine=EngineConfig(select=("FIN301",))))
+    return [(Path(f.file).name, f.line) for f in result.findings if f.rule_id == "FIN301"]
+
+
+@pytest.mark.parametrize(
+    "argument",
+    [
+        'yaml_body = file("${path.module}/manifests/pool.yaml")',
+        'yaml_body = templatefile("${path.module}/manifests/pool.yaml", { zone = "us-east-1a" })',
+        'manifest = yamldecode(file("${path.module}/manifests/pool.yaml"))',
+    ],
+)
+def test_file_manifest_also_scanned_on_its_own_gives_one_finding_at_its_line(
+    tmp_path: Path, argument: str
+) -> None:
+    rtype = "kubernetes_manifest" if argument.startswith("manifest") else "kubectl_manifest"
+    (tmp_path / "main.tf").write_text(f'resource "{rtype}" "pool" {{\n  {argument}\n}}\n')
+    (tmp_path / "manifests").mkdir()
+    (tmp_path / "manifests" / "pool.yaml").write_text(POOL_YAML.replace("${zone}", "us-east-1a"))
+    findings = _fin301([tmp_path])
+    assert len(findings) == 1 and findings[0][0] == "pool.yaml"
+    assert findings == _fin301([tmp_path / "manifests" / "pool.yaml"])  # the YAML's own line
+
+
+def test_file_manifest_outside_the_scan_keeps_the_terraform_copy(tmp_path: Path) -> None:
+    infra = tmp_path / "infra"
+    infra.mkdir()
+    (infra / "main.tf").write_text(
+        '# the pool\nresource "kubectl_manifest" "pool" {\n  yaml_body = file("../manifests/pool.yaml")\n}\n'
+    )
+    (tmp_path / "manifests").mkdir()
+    (tmp_path / "manifests" / "pool.yaml").write_text(POOL_YAML.replace("${zone}", "us-east-1a"))
+    assert _fin301([infra]) == [("main.tf", 3)]
+    result = tf.load_directory(infra, [infra / "main.tf"], lambda p: p.as_posix(), {})
+    (pool,) = result.records
+    assert pool.extra["tf_source_file"] == (tmp_path / "manifests" / "pool.yaml").as_posix()
+
+
+def test_templatefile_copy_that_knows_more_than_the_file_wins(tmp_path: Path) -> None:
+    # the file alone has a ${zone} placeholder (its pool is undetermined); Terraform fills it
+    (tmp_path / "main.tf").write_text(
+        'resource "kubectl_manifest" "pool" {\n'
+        '  yaml_body = templatefile("${path.module}/pool.yaml", { zone = "us-east-1a" })\n'
+        "}\n"
+    )
+    (tmp_path / "pool.yaml").write_text(POOL_YAML)
+    assert _fin301([tmp_path]) == [("main.tf", 2)]

@@ -12,6 +12,7 @@ from :mod:`terraform_map`, shared with the plan loader.
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -359,12 +360,20 @@ class _Module:
             return "."
         return Unknown(f"path.{which}")
 
-    def read_file(self, path: str) -> str | None:
+    def file_path(self, path: str) -> Path | None:
+        """The file ``file(path)`` reads: relative to the CWD, else to the root module."""
         p = Path(path)
         if not p.is_absolute() and not p.exists():
             p = self.run.root / p
         try:
-            if p.is_file() and p.stat().st_size <= h.MAX_FILE_BYTES:
+            return p if p.is_file() else None
+        except OSError:
+            return None
+
+    def read_file(self, path: str) -> str | None:
+        p = self.file_path(path)
+        try:
+            if p is not None and p.stat().st_size <= h.MAX_FILE_BYTES:
                 return p.read_text("utf-8")
         except (OSError, UnicodeDecodeError):
             return None
@@ -693,6 +702,34 @@ def _templatefile_text(expr: h.Call, ev: Evaluator) -> str | None:
     return rendered
 
 
+def _source_file(module: _Module, expr: h.Expr, ev: Evaluator) -> str | None:
+    """Display path of the file a manifest argument reads with ``file()`` / ``templatefile()``,
+    also through wrappers (``yamldecode(file(...))``, ``trimspace(file(...))``); None otherwise.
+
+    Recorded as ``extra["tf_source_file"]`` so that :func:`terraform_plan.finalize` can drop this
+    copy when the scan also loaded that file on its own.
+    """
+    if isinstance(expr, h.Template) and len(expr.parts) == 1 and not isinstance(expr.parts[0], str):
+        return _source_file(module, expr.parts[0], ev)
+    if not isinstance(expr, h.Call):
+        return None
+    if expr.name.split("::")[-1] in ("file", "templatefile"):
+        path = ev.value(expr.args[0]) if expr.args else None
+        found = module.file_path(path) if isinstance(path, str) else None
+        if found is None:
+            return None
+        normal = Path(os.path.normpath(found))
+        try:
+            return module.run.display(normal)
+        except ValueError:  # a display function that only knows the scanned tree
+            return normal.as_posix()
+    for arg in expr.args:
+        hit = _source_file(module, arg, ev)
+        if hit is not None:
+            return hit
+    return None
+
+
 def _load_docs(
     module: _Module, found: tuple[str, int, bool], shown: str, line: int, what: str
 ) -> list[Any] | None:
@@ -731,7 +768,8 @@ def _kubectl_manifest(module: _Module, decl: _Decl, ev: Evaluator, address: str)
         address_prefix=f"{address}/",
         options=module.run.options,
     )
-    _k8s(module, docs, ctx, shown, attr.line)
+    source = _source_file(module, attr.expr, ev) if found[2] else None
+    _k8s(module, docs, ctx, shown, attr.line, source)
 
 
 def _kubernetes_manifest(module: _Module, decl: _Decl, ev: Evaluator, address: str) -> None:
@@ -755,35 +793,42 @@ def _kubernetes_manifest(module: _Module, decl: _Decl, ev: Evaluator, address: s
             address_prefix=f"{address}/",
             options=module.run.options,
         )
-        _k8s(module, docs[:1], ctx, shown, attr.line)
+        source = _source_file(module, expr, ev) if found[2] else None
+        _k8s(module, docs[:1], ctx, shown, attr.line, source)
         return
     value = ev.value(expr)
     if not isinstance(value, dict):
         module.run.notice(shown, attr.line, f"{address}: manifest is not static; not read")
         return
+    source = None
     if isinstance(expr, h.Call):  # jsondecode(file(...)) and the like: lines of another file
         value = pin_lines(value, attr.line)
+        source = _source_file(module, expr, ev)
     ctx = DocContext(
         file=shown, lines=decl.file.lines, address_prefix=f"{address}/", options=module.run.options
     )
-    _k8s(module, [_with_lines(value, attr.line)], ctx, shown, attr.line)
+    _k8s(module, [_with_lines(value, attr.line)], ctx, shown, attr.line, source)
 
 
-def _k8s(module: _Module, docs: list[Any], ctx: DocContext, shown: str, line: int) -> None:
+def _k8s(
+    module: _Module, docs: list[Any], ctx: DocContext, shown: str, line: int, source: str | None = None
+) -> None:
     try:
         from finlint.loaders import kubernetes
     except ImportError:  # pragma: no cover - shipped together
         module.run.notice(shown, line, "Kubernetes loader unavailable; embedded manifests skipped")
         return
     result = kubernetes.load_documents(docs, ctx)
-    module.run.embedded.extend(_tag(r, ctx.address_prefix) for r in result.records)
+    module.run.embedded.extend(_tag(r, ctx.address_prefix, source) for r in result.records)
     module.run.result.errors.extend(result.errors)
     module.run.result.notices.extend(result.notices)
 
 
-def _tag(record: ir.Record, prefix: str) -> ir.Record:
+def _tag(record: ir.Record, prefix: str, source: str | None = None) -> ir.Record:
     extra = dict(record.extra)
     extra.setdefault("tf_address", prefix.rstrip("/"))
+    if source is not None:
+        extra["tf_source_file"] = source
     return record.with_changes(extra=extra)
 
 

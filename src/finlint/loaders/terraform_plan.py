@@ -4,12 +4,15 @@ Resources come from ``planned_values`` (root and child modules). Values listed i
 matching ``resource_changes[].change.after_unknown`` are unknown. ``configuration``
 expressions give the references between resources (an ASG's launch template, an access
 point's file system). :func:`finalize` points plan records at the resource's line in the
-.tf file when the scan also holds the configuration, and drops the duplicate.
+.tf file when the scan also holds the configuration, and drops the duplicate; it also drops
+the Terraform copy of a manifest read with ``file()`` when the scan loaded that file itself.
 """
 
 from __future__ import annotations
 
+import posixpath
 import re
+from dataclasses import fields, replace
 from typing import Any
 
 from finlint import ir
@@ -200,9 +203,13 @@ def _tag(record: ir.Record, address: str) -> ir.Record:
 
 
 def finalize(records: list[ir.Record]) -> list[ir.Record]:
-    """Join plan records with the configuration's records of the same resource.
+    """Join plan records with the configuration's records of the same resource, then drop
+    Terraform copies of manifests that the scan also loaded from their own file."""
+    return _drop_file_copies(_join_plan(records))
 
-    Same address: keep the plan's values (fully resolved) at the .tf lines. A plan instance
+
+def _join_plan(records: list[ir.Record]) -> list[ir.Record]:
+    """Same address: keep the plan's values (fully resolved) at the .tf lines. A plan instance
     of a counted resource (``x[0]``) whose configuration record is in the scan: keep the
     configuration record (it carries the count). Embedded objects: keep the configuration's
     (its lines are inside the heredoc).
@@ -220,7 +227,10 @@ def finalize(records: list[ir.Record]) -> list[ir.Record]:
             lines = {k: twin.attr_lines.get(k, twin.location.line) for k in r.attr_lines}
             extra = dict(r.extra)
             extra["plan_location"] = str(r.location)
-            out.append(r.with_changes(location=twin.location, attr_lines=lines, extra=extra))
+            changes: dict[str, Any] = {"location": twin.location, "attr_lines": lines, "extra": extra}
+            if isinstance(r, ir.Volume) and isinstance(twin, ir.Volume) and r.mounts:
+                changes["mounts"] = _mounts_at(r.mounts, twin)
+            out.append(r.with_changes(**changes))
             replaced.add(twin.address)
         elif twin is not None or _TRAILING_INDEX.sub("", r.address) in config:
             continue  # the configuration record stands for it
@@ -233,3 +243,53 @@ def finalize(records: list[ir.Record]) -> list[ir.Record]:
             continue
         out.append(r)
     return out
+
+
+def _mounts_at(mounts: tuple[ir.Mount, ...], twin: ir.Volume) -> tuple[ir.Mount, ...]:
+    """A plan workload's mounts at the lines of the configuration's same mounts."""
+    lines = {(m.volume, m.mount_path): m.line for m in twin.mounts if isinstance(m.mount_path, str)}
+    return tuple(
+        replace(
+            m,
+            line=lines.get((m.volume, m.mount_path) if isinstance(m.mount_path, str) else ("", ""))
+            or twin.location.line,
+        )
+        for m in mounts
+    )
+
+
+def _unknowns(record: ir.Record) -> int:
+    count = sum(isinstance(getattr(record, f.name), Unknown) for f in fields(record))
+    for mount in getattr(record, "mounts", ()):
+        count += sum(isinstance(getattr(mount, f.name), Unknown) for f in fields(mount))
+    return count
+
+
+def _drop_file_copies(records: list[ir.Record]) -> list[ir.Record]:
+    """A manifest read by ``file()`` / ``templatefile()`` (``extra["tf_source_file"]``) whose
+    file the scan also loaded on its own gives the same object twice. Keep the standalone
+    record (its lines are the manifest's own), unless the Terraform copy knows more: a
+    template whose variables Terraform fills leaves placeholders (unknowns) in the file.
+    """
+    copies = [r for r in records if isinstance(r.extra.get("tf_source_file"), str)]
+    if not copies:
+        return records
+    standalone = {
+        (_norm(r.location.file), r.address): r
+        for r in records
+        if r.source_format == "kubernetes" and "tf_address" not in r.extra
+    }
+    dropped: set[int] = set()
+    for r in copies:
+        prefix = f"{r.extra.get('tf_address')}/"
+        if not r.address.startswith(prefix):
+            continue
+        twin = standalone.get((_norm(str(r.extra["tf_source_file"])), r.address[len(prefix) :]))
+        if twin is None or id(twin) in dropped:
+            continue
+        dropped.add(id(twin) if _unknowns(r) < _unknowns(twin) else id(r))
+    return [r for r in records if id(r) not in dropped]
+
+
+def _norm(path: str) -> str:
+    return posixpath.normpath(path.replace("\\", "/"))
