@@ -689,3 +689,240 @@ def test_templatefile_copy_that_knows_more_than_the_file_wins(tmp_path: Path) ->
     )
     (tmp_path / "pool.yaml").write_text(POOL_YAML)
     assert _fin301([tmp_path]) == [("main.tf", 2)]
+
+
+# --- kubernetes provider resources: storage objects and workloads --------------------------------
+
+K8S_STORAGE_TF = """\
+resource "kubernetes_storage_class_v1" "shared" {
+  metadata {
+    name = "shared-sc"
+  }
+  storage_provisioner = "efs.csi.aws.com"
+  parameters = {
+    provisioningMode = "efs-ap"
+  }
+}
+
+resource "kubernetes_persistent_volume_claim_v1" "checkpoints" {
+  metadata {
+    name      = "checkpoints"
+    namespace = "training"
+  }
+  spec {
+    access_modes       = ["ReadWriteMany"]
+    storage_class_name = kubernetes_storage_class_v1.shared.metadata[0].name
+    resources {
+      requests = {
+        storage = "500Gi"
+      }
+    }
+  }
+}
+
+resource "kubernetes_job_v1" "train" {
+  metadata {
+    name      = "train"
+    namespace = "training"
+  }
+  spec {
+    template {
+      metadata {}
+      spec {
+        container {
+          name  = "trainer"
+          image = "registry.example.com/trainer:1"
+          volume_mount {
+            name       = "ckpt"
+            mount_path = "/checkpoints"
+          }
+        }
+        volume {
+          name = "ckpt"
+          persistent_volume_claim {
+            claim_name = kubernetes_persistent_volume_claim_v1.checkpoints.metadata[0].name
+          }
+        }
+        restart_policy = "Never"
+      }
+    }
+  }
+}
+"""
+
+
+def test_kubernetes_provider_storage_and_job_records(tmp_path: Path) -> None:
+    records = by_address(load(tmp_path, {"main.tf": K8S_STORAGE_TF}))
+    sc = records["kubernetes_storage_class_v1.shared"]
+    assert isinstance(sc, ir.Volume) and sc.volume_kind == "storage-class"
+    assert (sc.name, sc.provisioner, sc.is_efs) == ("shared-sc", "efs.csi.aws.com", True)
+    assert sc.attr_lines["provisioner"] == 5 and sc.attr_lines["name"] == 3
+    assert sc.source_format == "terraform" and sc.extra["tf_type"] == "kubernetes_storage_class_v1"
+    pvc = records["kubernetes_persistent_volume_claim_v1.checkpoints"]
+    assert isinstance(pvc, ir.Volume) and pvc.volume_kind == "pvc"
+    assert (pvc.name, pvc.namespace, pvc.storage_class, pvc.capacity_gb) == (
+        "checkpoints",
+        "training",
+        "shared-sc",  # through the reference to the class's metadata block
+        500.0,
+    )
+    assert (pvc.attr_lines["name"], pvc.attr_lines["storage_class"], pvc.attr_lines["capacity_gb"]) == (
+        13,
+        18,
+        21,
+    )
+    job = records["kubernetes_job_v1.train"]
+    assert isinstance(job, ir.Volume) and job.volume_kind == "workload"
+    assert (job.location.line, job.namespace) == (27, "training")
+    (mount,) = job.mounts
+    assert (mount.volume, mount.mount_path, mount.claim_name, mount.line) == (
+        "ckpt",
+        "/checkpoints",
+        "checkpoints",
+        39,  # the volume_mount block, as a YAML volumeMounts item
+    )
+
+
+def _fin401(tmp_path: Path, text: str) -> list[tuple[str, int]]:
+    from finlint.engine import EngineConfig
+    from finlint.scan import ScanOptions, lint
+
+    (tmp_path / "main.tf").write_text(text)
+    result = lint(ScanOptions(paths=[tmp_path], engine=EngineConfig(select=("FIN401",))))
+    return sorted((Path(f.file).name, f.line) for f in result.findings if f.rule_id == "FIN401")
+
+
+def test_kubernetes_provider_checkpoints_on_efs_fire_fin401_through_linking(tmp_path: Path) -> None:
+    # the claim (named for checkpoints, on an EFS class) and the job's mount of it
+    assert _fin401(tmp_path, K8S_STORAGE_TF) == [("main.tf", 13), ("main.tf", 39)]
+
+
+def test_kubernetes_provider_checkpoints_on_fsx_do_not_fire(tmp_path: Path) -> None:
+    assert _fin401(tmp_path, K8S_STORAGE_TF.replace("efs.csi.aws.com", "fsx.csi.aws.com")) == []
+
+
+def test_kubernetes_provider_persistent_volume_csi_source(tmp_path: Path) -> None:
+    files = {
+        "main.tf": """
+            resource "aws_efs_file_system" "ckpt" {}
+
+            resource "kubernetes_persistent_volume" "ckpt" {
+              metadata {
+                name = "ckpt-pv"
+              }
+              spec {
+                capacity = {
+                  storage = "2Ti"
+                }
+                access_modes       = ["ReadWriteMany"]
+                storage_class_name = ""
+                persistent_volume_source {
+                  csi {
+                    driver        = "efs.csi.aws.com"
+                    volume_handle = aws_efs_file_system.ckpt.id
+                  }
+                }
+              }
+            }
+        """,
+    }
+    pv = by_address(load(tmp_path, files))["kubernetes_persistent_volume.ckpt"]
+    assert isinstance(pv, ir.Volume) and pv.volume_kind == "pv"
+    assert (pv.name, pv.provisioner, pv.is_efs, pv.capacity_gb) == (
+        "ckpt-pv",
+        "efs.csi.aws.com",
+        True,
+        2048.0,
+    )
+    assert pv.file_system_ref == "aws_efs_file_system.ckpt"
+    assert (pv.attr_lines["provisioner"], pv.attr_lines["capacity_gb"]) == (15, 9)
+
+
+def test_kubernetes_provider_stateful_set_claim_templates(tmp_path: Path) -> None:
+    files = {
+        "main.tf": """
+            resource "kubernetes_stateful_set_v1" "trainer" {
+              metadata {
+                name = "trainer"
+              }
+              spec {
+                service_name = "trainer"
+                template {
+                  metadata {}
+                  spec {
+                    container {
+                      name  = "trainer"
+                      image = "registry.example.com/trainer:1"
+                      volume_mount {
+                        name       = "ckpt"
+                        mount_path = "/ckpt"
+                      }
+                    }
+                  }
+                }
+                volume_claim_template {
+                  metadata {
+                    name = "ckpt"
+                  }
+                  spec {
+                    access_modes       = ["ReadWriteOnce"]
+                    storage_class_name = "gp3"
+                    resources {
+                      requests = {
+                        storage = "100Gi"
+                      }
+                    }
+                  }
+                }
+              }
+            }
+        """,
+    }
+    records = by_address(load(tmp_path, files))
+    sts = records["kubernetes_stateful_set_v1.trainer"]
+    assert isinstance(sts, ir.Volume) and [m.claim_name for m in sts.mounts] == ["ckpt"]
+    claim = records["kubernetes_stateful_set_v1.trainer/claims/ckpt"]
+    assert isinstance(claim, ir.Volume) and claim.volume_kind == "pvc"
+    assert (claim.storage_class, claim.capacity_gb, claim.location.line) == ("gp3", 100.0, 20)
+
+
+def test_kubernetes_provider_resources_in_a_plan(tmp_path: Path) -> None:
+    import json
+
+    def res(rtype: str, name: str, values: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "address": f"{rtype}.{name}",
+            "mode": "managed",
+            "type": rtype,
+            "name": name,
+            "values": values,
+        }
+
+    pod = {
+        "init_container": [],
+        "container": [
+            {"name": "t", "volume_mount": [{"name": "c", "mount_path": "/ckpt", "read_only": False}]}
+        ],
+        "volume": [{"name": "c", "persistent_volume_claim": [{"claim_name": "scratch"}], "empty_dir": []}],
+    }
+    resources = [
+        res(
+            "kubernetes_storage_class_v1",
+            "efs",
+            {"metadata": [{"name": "efs"}], "storage_provisioner": "efs.csi.aws.com"},
+        ),
+        res(
+            "kubernetes_persistent_volume_claim_v1",
+            "scratch",
+            {"metadata": [{"name": "scratch"}], "spec": [{"storage_class_name": "efs", "volume_name": None}]},
+        ),
+        res(
+            "kubernetes_job_v1",
+            "train",
+            {"metadata": [{"name": "train"}], "spec": [{"template": [{"spec": [pod]}]}]},
+        ),
+    ]
+    plan = {"format_version": "1.2", "planned_values": {"root_module": {"resources": resources}}}
+    (tmp_path / "plan.json").write_text(json.dumps(plan, indent=1))
+    findings = _fin401(tmp_path, "")
+    assert [f for f in findings if f[0] == "plan.json"] and all(f[0] == "plan.json" for f in findings)

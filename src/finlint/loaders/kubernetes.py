@@ -118,8 +118,8 @@ def _placeholder(what: str, value: Any) -> Unknown:
 
 
 def _text(value: Any, what: str) -> Maybe[str]:
-    if value is None:
-        return None
+    if value is None or isinstance(value, Unknown):  # Unknown: from Terraform values
+        return value
     if _templated(value):
         return _placeholder(what, value)
     if isinstance(value, str):
@@ -130,8 +130,8 @@ def _text(value: Any, what: str) -> Maybe[str]:
 
 
 def _integer(value: Any, what: str) -> Maybe[int]:
-    if value is None:
-        return None
+    if value is None or isinstance(value, Unknown):  # Unknown: from Terraform values
+        return value
     if _templated(value):
         return _placeholder(what, value)
     if isinstance(value, bool):
@@ -146,7 +146,7 @@ def _integer(value: Any, what: str) -> Maybe[int]:
 
 
 def _boolean(value: Any, what: str) -> Maybe[bool]:
-    if value is None or isinstance(value, bool):
+    if value is None or isinstance(value, (bool, Unknown)):
         return value
     if _templated(value):
         return _placeholder(what, value)
@@ -156,8 +156,8 @@ def _boolean(value: Any, what: str) -> Maybe[bool]:
 
 
 def _gib(value: Any, what: str) -> Maybe[float]:
-    if value is None:
-        return None
+    if value is None or isinstance(value, Unknown):  # Unknown: from Terraform values
+        return value
     if _templated(value):
         return _placeholder(what, value)
     size = quantity_to_gib(value)

@@ -340,14 +340,19 @@ class _Module:
         if "count" in body.attrs or "for_each" in body.attrs:
             return Unknown(f"{rtype}.{name} has several instances")
         target = body.attrs.get(attr)
-        if target is None:
+        blocks = [b for b in body.blocks if b.type == attr] if target is None else []
+        if target is None and not blocks:
             return Unknown(f"{rtype}.{name}.{attr} is known only after apply")
         key = f"\x00{rtype}.{name}.{attr}"
         if key in self._computing:
             return Unknown("reference cycle")
         self._computing.add(key)
         try:
-            return self.evaluator(decl.file).value(target.expr)
+            ev = self.evaluator(decl.file)
+            if target is not None:
+                return ev.value(target.expr)
+            # a nested block (``kubernetes_persistent_volume_claim_v1.x.metadata[0].name``)
+            return [body_values(b.body, ev, decl.file.display) for b in blocks]
         finally:
             self._computing.discard(key)
 
