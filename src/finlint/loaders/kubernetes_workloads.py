@@ -1,0 +1,226 @@
+"""Anything with pod specs (Pod, Job, Deployment, PyTorchJob, RayJob, JobSet, ...) -> its mounts.
+
+A workload becomes ``Volume(volume_kind="workload")`` with one :class:`Mount` per container
+volume mount, plus the paths its containers are told to checkpoint to. ``Mount.is_efs`` is set
+when the pod volume shows it (inline EFS/FSx CSI, an ``nfs`` server that is an EFS DNS name,
+emptyDir/hostPath/...); claims are left to the linking pass. The claims a workload creates
+(StatefulSet ``volumeClaimTemplates``, generic ephemeral volumes) become PVC records of their own.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Iterator, NamedTuple
+
+from finlint.ir import Maybe, Mount, Record, Volume
+from finlint.loaders.kubernetes_object import (
+    FORMAT,
+    Doc,
+    Node,
+    child,
+    items,
+    mapping,
+    placeholder,
+    templated,
+    text,
+)
+from finlint.loaders.kubernetes_storage import FILE_SYSTEM_DRIVERS, claim_volume, efs_id_from_dns, is_efs
+from finlint.yamlload import LineDict
+
+_CHECKPOINT_WORD = re.compile(r"checkpoint|ckpt", re.IGNORECASE)
+_CHECKPOINT_FLAG = re.compile(r"--?[\w.-]*(?:checkpoint|ckpt)[\w.-]*(?:=|\s+)(/[^\s'\";,]*)", re.IGNORECASE)
+
+
+def _pod_specs(node: Any, path: str, depth: int = 0) -> Iterator[tuple[str, Node]]:
+    """Every pod spec (a mapping with a ``containers`` list) under ``node``, with its path.
+
+    Generic on purpose: Kubeflow replica specs, RayCluster groups, JobSet replicated jobs and
+    CRDs not listed anywhere all nest ``template.spec`` differently.
+    """
+    if depth > 12:
+        return
+    if isinstance(node, dict):
+        if isinstance(node.get("containers"), list):
+            yield path, node
+            return
+        for key, value in node.items():
+            if isinstance(value, (dict, list)) and key not in ("metadata", "status"):
+                yield from _pod_specs(value, f"{path}.{key}", depth + 1)
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            yield from _pod_specs(value, f"{path}[{index}]", depth + 1)
+
+
+def _claim_templates(node: Any, depth: int = 0) -> Iterator[Node]:
+    """StatefulSet ``volumeClaimTemplates`` items (wherever a CRD nests a StatefulSet-like spec)."""
+    if depth > 12 or not isinstance(node, dict):
+        return
+    for key, value in node.items():
+        if key == "volumeClaimTemplates" and isinstance(value, list):
+            yield from (item for item in value if isinstance(item, dict))
+        elif isinstance(value, dict) and key not in ("metadata", "status"):
+            yield from _claim_templates(value, depth + 1)
+
+
+#: Pod volume sources that are never EFS.
+_LOCAL_SOURCES = (
+    "emptyDir",
+    "hostPath",
+    "configMap",
+    "secret",
+    "downwardAPI",
+    "projected",
+    "awsElasticBlockStore",
+)
+
+
+class _VolumeRef(NamedTuple):
+    claim_name: Maybe[str] = None
+    file_system_ref: Maybe[str] = None
+    is_efs: Maybe[bool] = None
+
+
+def _volume_ref(volume: Any) -> _VolumeRef:
+    """What a pod volume points at: a claim (linked later), or storage that is visibly EFS or not."""
+    if not isinstance(volume, dict):
+        return _VolumeRef()
+    claim = mapping(volume, "persistentVolumeClaim")
+    if claim is not None:
+        return _VolumeRef(text(claim.get("claimName"), "persistentVolumeClaim.claimName"))
+    if "ephemeral" in volume:  # a generic ephemeral volume: the PVC emitted by _template_claims
+        return _VolumeRef(text(volume.get("name"), "volume name"))
+    csi = mapping(volume, "csi")
+    if csi is not None:
+        driver = text(csi.get("driver"), "csi.driver")
+        handle: Any = csi.get("volumeHandle") or child(mapping(csi, "volumeAttributes"), "fileSystemId")
+        fs_ref = text(handle, "csi.volumeHandle") if driver in FILE_SYSTEM_DRIVERS else None
+        if isinstance(fs_ref, str):
+            fs_ref = fs_ref.partition(":")[0]
+        return _VolumeRef(None, fs_ref, is_efs(driver))
+    nfs = mapping(volume, "nfs")
+    if nfs is not None:
+        server = nfs.get("server")
+        if templated(server):
+            unknown = placeholder("nfs.server", server)
+            return _VolumeRef(None, unknown, unknown)
+        efs_id = efs_id_from_dns(server)
+        return _VolumeRef(None, efs_id, True if efs_id else None)
+    if any(key in volume for key in _LOCAL_SOURCES):
+        return _VolumeRef(is_efs=False)
+    return _VolumeRef()
+
+
+def _checkpoint_paths(d: Doc, container: Node) -> list[dict[str, Any]]:
+    """Paths a container is told to checkpoint to (env ``*CHECKPOINT*``/``*CKPT*``, ``--ckpt-dir``)."""
+    found: list[dict[str, Any]] = []
+    for _index, env, line in items(container, "env"):
+        name, value = child(env, "name"), child(env, "value")
+        if (
+            isinstance(name, str)
+            and _CHECKPOINT_WORD.search(name)
+            and isinstance(value, str)
+            and value.startswith("/")
+        ):
+            found.append({"path": value, "line": d.line(line), "source": f"env {name}"})
+    for key in ("command", "args"):
+        words = [(item, line) for _i, item, line in items(container, key) if isinstance(item, str)]
+        for position, (word, line) in enumerate(words):
+            for match in _CHECKPOINT_FLAG.finditer(word):
+                found.append({"path": match.group(1), "line": d.line(line), "source": key})
+            nxt = words[position + 1] if position + 1 < len(words) else None
+            if (
+                nxt is not None
+                and re.fullmatch(r"--?[\w.-]*(?:checkpoint|ckpt)[\w.-]*", word, re.IGNORECASE)
+                and nxt[0].startswith("/")
+            ):
+                found.append({"path": nxt[0], "line": d.line(nxt[1]), "source": key})
+    return found
+
+
+def load_workload(d: Doc) -> list[Record]:
+    if d.spec is None:
+        return []
+    mounts: list[Mount] = []
+    checkpoint_paths: list[dict[str, Any]] = []
+    claim_templates = list(_claim_templates(d.spec))
+    template_names = {
+        t["metadata"].get("name") for t in claim_templates if isinstance(t.get("metadata"), dict)
+    }
+    pod_paths: list[str] = []
+    for path, pod in _pod_specs(d.spec, "spec"):
+        pod_paths.append(path)
+        volumes = {v.get("name"): v for _i, v, _l in items(pod, "volumes") if isinstance(v, dict)}
+        for container_key in ("initContainers", "containers"):
+            for _index, container, _line in items(pod, container_key):
+                if not isinstance(container, dict):
+                    continue
+                checkpoint_paths += _checkpoint_paths(d, container)
+                for _m, mount, line in items(container, "volumeMounts"):
+                    if not isinstance(mount, dict) or not isinstance(mount.get("name"), str):
+                        continue
+                    name = mount["name"]
+                    ref = _volume_ref(volumes.get(name))
+                    if name not in volumes and name in template_names:
+                        ref = _VolumeRef(name)  # StatefulSet volumeClaimTemplates: a claim per replica
+                    mounts.append(
+                        Mount(
+                            volume=name,
+                            mount_path=text(mount.get("mountPath"), "mountPath"),
+                            claim_name=ref.claim_name,
+                            file_system_ref=ref.file_system_ref,
+                            line=d.line(line),
+                            is_efs=ref.is_efs,
+                        )
+                    )
+    records: list[Record] = []
+    if mounts:
+        extra: dict[str, Any] = {"kind": d.kind, "api_version": d.api_version, "pod_specs": pod_paths}
+        if checkpoint_paths:
+            extra["checkpoint_paths"] = checkpoint_paths
+        lines = {"mounts": min(m.line for m in mounts if m.line is not None)}
+        records.append(
+            Volume(
+                **d.common(lines=lines),
+                extra=extra,
+                volume_kind="workload",
+                namespace=d.namespace,
+                mounts=tuple(mounts),
+            )
+        )
+    records += _template_claims(d, claim_templates)
+    return records
+
+
+def _template_claims(d: Doc, claim_templates: list[Node]) -> list[Record]:
+    """PVCs a workload creates: StatefulSet volumeClaimTemplates and generic ephemeral volumes."""
+    records: list[Record] = []
+    owner = d.address()
+    sources: list[tuple[Any, Node, Any]] = []
+    for template in claim_templates:
+        meta = mapping(template, "metadata") or LineDict()
+        sources.append((meta.get("name"), template, meta))
+    for _path, pod in _pod_specs(d.spec, "spec"):
+        for _i, volume, _l in items(pod, "volumes"):
+            ephemeral = mapping(mapping(volume, "ephemeral"), "volumeClaimTemplate")
+            if ephemeral is not None:
+                sources.append((volume.get("name"), ephemeral, volume))
+    for name, template, name_node in sources:
+        if not isinstance(name, str):
+            continue
+        lines = {"name": d.line_at(name_node, "name")}
+        claim_meta = mapping(template, "metadata")
+        records.append(
+            claim_volume(
+                d,
+                mapping(template, "spec"),
+                mapping(claim_meta, "annotations"),
+                address=f"{owner}/claims/{name}",
+                location=d.location(template),
+                source_format=FORMAT,
+                attr_lines=lines,
+                suppressions=d.suppressions(),
+                name=name,
+                extra={"owner": owner},
+            )
+        )
+    return records
