@@ -40,3 +40,26 @@ def training_request(
         "ResourceConfig": {"InstanceType": instance_type, "InstanceCount": 1, "VolumeSizeInGB": 50},
         **extra,
     }
+
+
+#: A Karpenter NodePool admitting only p5.48xlarge, with a `${zone}` for templatefile() tests.
+P5_NODEPOOL_YAML = """\
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: h100
+spec:
+  template:
+    spec:
+      requirements:
+        - key: node.kubernetes.io/instance-type
+          operator: In
+          values: ["p5.48xlarge"]
+        - key: topology.kubernetes.io/zone
+          operator: In
+          values: ["${zone}"]
+      nodeClassRef:
+        group: karpenter.k8s.aws
+        kind: EC2NodeClass
+        name: default
+"""

@@ -9,6 +9,8 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+from tests.samples import P5_NODEPOOL_YAML
+
 from finlint.engine import EngineConfig
 from finlint.ir import ComputePool, LoadResult, Requirement, Volume
 from finlint.loaders import DocContext
@@ -112,27 +114,6 @@ def test_nodepool_without_type_requirements_gets_no_default(tmp_path: Path) -> N
 
 # --- Terraform: manifests read from other files point at the argument --------------------------
 
-P5_POOL_YAML = """\
-    apiVersion: karpenter.sh/v1
-    kind: NodePool
-    metadata:
-      name: h100
-    spec:
-      template:
-        spec:
-          requirements:
-            - key: node.kubernetes.io/instance-type
-              operator: In
-              values: ["p5.48xlarge"]
-            - key: topology.kubernetes.io/zone
-              operator: In
-              values: ["${zone}"]
-          nodeClassRef:
-            group: karpenter.k8s.aws
-            kind: EC2NodeClass
-            name: default
-    """
-
 
 def test_kubernetes_manifest_from_yamldecode_file_points_at_the_argument(tmp_path: Path) -> None:
     result = tf_load(
@@ -143,7 +124,7 @@ def test_kubernetes_manifest_from_yamldecode_file_points_at_the_argument(tmp_pat
                   manifest = yamldecode(file("${path.module}/pool.yaml"))
                 }
             """,
-            "pool.yaml": P5_POOL_YAML.replace("${zone}", "us-east-1a"),
+            "pool.yaml": P5_NODEPOOL_YAML.replace("${zone}", "us-east-1a"),
         },
     )
     (pool,) = [r for r in result.records if isinstance(r, ComputePool)]
@@ -163,7 +144,7 @@ def test_kubectl_manifest_from_file_points_at_the_argument(tmp_path: Path) -> No
                   yaml_body = file("${path.module}/pool.yaml")
                 }
             """,
-            "pool.yaml": P5_POOL_YAML.replace("${zone}", "us-east-1a"),
+            "pool.yaml": P5_NODEPOOL_YAML.replace("${zone}", "us-east-1a"),
         },
     )
     (pool,) = [r for r in result.records if isinstance(r, ComputePool)]
@@ -186,7 +167,7 @@ def test_scan_reports_the_tf_argument_line_for_a_file_manifest(tmp_path: Path) -
     )
     (tmp_path / "manifests").mkdir()
     (tmp_path / "manifests" / "pool.yaml").write_text(
-        textwrap.dedent(P5_POOL_YAML).replace("${zone}", "us-east-1a")
+        textwrap.dedent(P5_NODEPOOL_YAML).replace("${zone}", "us-east-1a")
     )
     result = lint(ScanOptions(paths=[tf_dir], engine=EngineConfig(select=("FIN301",))))
     findings = [(f.file, f.line) for f in result.findings]
@@ -208,7 +189,7 @@ def test_templatefile_with_unknown_variables_is_still_read(tmp_path: Path) -> No
                   })
                 }
             """,
-            "pool.yaml": P5_POOL_YAML,
+            "pool.yaml": P5_NODEPOOL_YAML,
         },
     )
     assert [n.message for n in result.notices if "not static" in n.message] == []

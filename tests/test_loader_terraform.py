@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.samples import P5_NODEPOOL_YAML
 
 from finlint import ir
 from finlint.loaders import terraform as tf
@@ -616,27 +617,6 @@ def test_checkov_fork_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
 
 # --- manifests read with file() / templatefile(): one finding when the file is scanned too ------
 
-POOL_YAML = """\
-apiVersion: karpenter.sh/v1
-kind: NodePool
-metadata:
-  name: h100
-spec:
-  template:
-    spec:
-      requirements:
-        - key: node.kubernetes.io/instance-type
-          operator: In
-          values: ["p5.48xlarge"]
-        - key: topology.kubernetes.io/zone
-          operator: In
-          values: ["${zone}"]
-      nodeClassRef:
-        group: karpenter.k8s.aws
-        kind: EC2NodeClass
-        name: default
-"""
-
 
 def _fin301(paths: list[Path]) -> list[tuple[str, int]]:
     from finlint.engine import EngineConfig
@@ -660,7 +640,7 @@ def test_file_manifest_also_scanned_on_its_own_gives_one_finding_at_its_line(
     rtype = "kubernetes_manifest" if argument.startswith("manifest") else "kubectl_manifest"
     (tmp_path / "main.tf").write_text(f'resource "{rtype}" "pool" {{\n  {argument}\n}}\n')
     (tmp_path / "manifests").mkdir()
-    (tmp_path / "manifests" / "pool.yaml").write_text(POOL_YAML.replace("${zone}", "us-east-1a"))
+    (tmp_path / "manifests" / "pool.yaml").write_text(P5_NODEPOOL_YAML.replace("${zone}", "us-east-1a"))
     findings = _fin301([tmp_path])
     assert len(findings) == 1 and findings[0][0] == "pool.yaml"
     assert findings == _fin301([tmp_path / "manifests" / "pool.yaml"])  # the YAML's own line
@@ -673,7 +653,7 @@ def test_file_manifest_outside_the_scan_keeps_the_terraform_copy(tmp_path: Path)
         '# the pool\nresource "kubectl_manifest" "pool" {\n  yaml_body = file("../manifests/pool.yaml")\n}\n'
     )
     (tmp_path / "manifests").mkdir()
-    (tmp_path / "manifests" / "pool.yaml").write_text(POOL_YAML.replace("${zone}", "us-east-1a"))
+    (tmp_path / "manifests" / "pool.yaml").write_text(P5_NODEPOOL_YAML.replace("${zone}", "us-east-1a"))
     assert _fin301([infra]) == [("main.tf", 3)]
     result = tf.load_directory(infra, [infra / "main.tf"], lambda p: p.as_posix(), {})
     (pool,) = result.records
@@ -687,7 +667,7 @@ def test_templatefile_copy_that_knows_more_than_the_file_wins(tmp_path: Path) ->
         '  yaml_body = templatefile("${path.module}/pool.yaml", { zone = "us-east-1a" })\n'
         "}\n"
     )
-    (tmp_path / "pool.yaml").write_text(POOL_YAML)
+    (tmp_path / "pool.yaml").write_text(P5_NODEPOOL_YAML)
     assert _fin301([tmp_path]) == [("main.tf", 2)]
 
 
