@@ -98,6 +98,17 @@ def _output_options(fn: Any) -> Any:
     )(fn)
 
 
+def _fail_on_option(what: str) -> Any:
+    """--fail-on, shared by `scan` and `diff` (which counts only new findings)."""
+    return click.option(
+        "--fail-on",
+        type=click.Choice(SEVERITIES),
+        default="low",
+        show_default=True,
+        help=f"Exit 1 when {what} is at or above this severity.",
+    )
+
+
 def _selection_options(fn: Any) -> Any:
     """--select / --ignore / --policy-dir / --exclude: which rules run over which files."""
     fn = click.option("--exclude", multiple=True, help="Glob of paths to skip (repeatable).")(fn)
@@ -133,13 +144,7 @@ def main() -> None:
 @main.command(cls=PairedCommand)
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @_output_options
-@click.option(
-    "--fail-on",
-    type=click.Choice(SEVERITIES),
-    default="low",
-    show_default=True,
-    help="Exit 1 when a finding is at or above this severity.",
-)
+@_fail_on_option("a finding")
 @_selection_options
 @click.option(
     "--var-file",
@@ -300,13 +305,7 @@ def _prepare(
 @click.argument("base_ref")
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @_output_options
-@click.option(
-    "--fail-on",
-    type=click.Choice(SEVERITIES),
-    default="low",
-    show_default=True,
-    help="Exit 1 when a new finding is at or above this severity.",
-)
+@_fail_on_option("a new finding")
 @_selection_options
 @_cost_options
 @click.option("--max-monthly-usd", type=float, help="Exit 1 when the new findings' total exceeds N/month.")
