@@ -16,9 +16,10 @@ from typing import Any, Callable, Iterator
 
 from finlint import loaders
 from finlint.engine import EngineConfig, Policy, Undetermined, load_policies, run_policies
-from finlint.finding import Finding, severity_rank
+from finlint.finding import Finding
 from finlint.ir import LoadError, LoadResult, Notice, Record
 from finlint.linking import link
+from finlint.result import ScanResult
 from finlint.loaders import DocContext
 
 SKIP_DIRS = {
@@ -51,31 +52,6 @@ class ScanOptions:
     exclude: list[str] = field(default_factory=list)
     loader_options: dict[str, Any] = field(default_factory=dict)  # tf_var_files, tf_vars, ...
     cost_settings: Any = None  # finlint.cost settings (region, usage file, pricing overlay)
-
-
-@dataclass
-class ScanResult:
-    findings: list[Finding]
-    errors: list[LoadError]
-    notices: list[Notice]
-    files_scanned: int
-    records: list[Record]
-    policies: list[Policy]
-    undetermined: list[Undetermined] = field(default_factory=list)
-
-    def active(self) -> list[Finding]:
-        return [f for f in self.findings if f.active]
-
-    def monthly_usd(self) -> float:
-        return sum(f.cost.monthly_usd or 0.0 for f in self.active() if f.cost)
-
-    def exit_code(self, fail_on: str, max_monthly_usd: float | None = None) -> int:
-        threshold = severity_rank(fail_on)
-        if any(severity_rank(f.severity) >= threshold for f in self.active()):
-            return 1
-        if max_monthly_usd is not None and self.monthly_usd() > max_monthly_usd:
-            return 1
-        return 0
 
 
 def display_path(path: Path) -> str:

@@ -16,7 +16,7 @@ from finlint.reporters.markdown import monthly, ranked, usd
 
 if TYPE_CHECKING:
     from finlint.reporters import ReportContext
-    from finlint.scan import ScanResult
+    from finlint.result import ScanResult
 
 LEVELS = {"critical": "error", "high": "error", "medium": "warning", "low": "notice", "info": "notice"}
 PER_LEVEL = 10  # GitHub's display limit per level per step

@@ -11,7 +11,7 @@ from finlint.finding import SEVERITIES
 
 if TYPE_CHECKING:
     from finlint.reporters import ReportContext
-    from finlint.scan import ScanResult
+    from finlint.result import ScanResult
 
 
 def as_dict(result: ScanResult) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from finlint.finding import Finding
 
 if TYPE_CHECKING:
     from finlint.reporters import ReportContext
-    from finlint.scan import ScanResult
+    from finlint.result import ScanResult
 
 
 def _cases(result: ScanResult, context: ReportContext) -> dict[str, dict[str, list[Finding]]]:

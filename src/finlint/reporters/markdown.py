@@ -16,7 +16,7 @@ from finlint.finding import SEVERITIES, Finding, severity_rank
 if TYPE_CHECKING:
     from finlint.baseline import Comparison, Entry
     from finlint.reporters import ReportContext
-    from finlint.scan import ScanResult
+    from finlint.result import ScanResult
 
 MARKER = "<!-- finlint-report -->"
 MAX_ROWS = 50  # a PR comment holds 65,536 characters

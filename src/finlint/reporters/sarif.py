@@ -28,7 +28,7 @@ from finlint.ruledocs import rule_markdown
 
 if TYPE_CHECKING:
     from finlint.reporters import ReportContext
-    from finlint.scan import ScanResult
+    from finlint.result import ScanResult
 
 SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 DEFAULT_URI = "https://github.com/finlint/finlint"  # until pyproject names a Homepage

@@ -13,7 +13,7 @@ from finlint.finding import SEVERITIES, Finding, severity_rank
 
 if TYPE_CHECKING:
     from finlint.reporters import ReportContext
-    from finlint.scan import ScanResult
+    from finlint.result import ScanResult
 
 _COLORS = {
     "critical": "\x1b[1;31m",

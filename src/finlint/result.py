@@ -1,0 +1,41 @@
+"""What one scan produced: findings, load errors, notices and the IR, handed to the reporters.
+
+A leaf module (it imports no stage), so reporters, baseline and diff depend on the result, not
+on the scan that made it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from finlint.finding import Finding, severity_rank
+from finlint.ir import LoadError, Notice, Record
+
+if TYPE_CHECKING:
+    from finlint.engine import Policy, Undetermined
+
+
+@dataclass
+class ScanResult:
+    findings: list[Finding]
+    errors: list[LoadError]
+    notices: list[Notice]
+    files_scanned: int
+    records: list[Record]
+    policies: list[Policy]
+    undetermined: list[Undetermined] = field(default_factory=list)
+
+    def active(self) -> list[Finding]:
+        return [f for f in self.findings if f.active]
+
+    def monthly_usd(self) -> float:
+        return sum(f.cost.monthly_usd or 0.0 for f in self.active() if f.cost)
+
+    def exit_code(self, fail_on: str, max_monthly_usd: float | None = None) -> int:
+        threshold = severity_rank(fail_on)
+        if any(severity_rank(f.severity) >= threshold for f in self.active()):
+            return 1
+        if max_monthly_usd is not None and self.monthly_usd() > max_monthly_usd:
+            return 1
+        return 0
