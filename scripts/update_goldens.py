@@ -8,8 +8,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from finlint.snapshot import scan_snapshot  # noqa: E402
 from tests.golden_units import GOLDEN_DIR, golden_file, scan_unit, units  # noqa: E402
+
+from finlint.snapshot import scan_snapshot  # noqa: E402
 
 
 def main() -> int:

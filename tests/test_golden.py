@@ -10,9 +10,9 @@ import json
 from pathlib import Path
 
 import pytest
+from tests.golden_units import GOLDEN_DIR, golden_file, scan_unit, units
 
 from finlint.snapshot import scan_snapshot
-from tests.golden_units import GOLDEN_DIR, golden_file, scan_unit, units
 
 
 @pytest.mark.parametrize("unit", units(), ids=lambda p: p.name)

@@ -19,8 +19,8 @@ from finlint.engine import EngineConfig, Policy, Undetermined, load_policies, ru
 from finlint.finding import Finding
 from finlint.ir import LoadError, LoadResult, Notice, Record
 from finlint.linking import link
-from finlint.result import ScanResult
 from finlint.loaders import DocContext
+from finlint.result import ScanResult
 
 SKIP_DIRS = {
     ".git",

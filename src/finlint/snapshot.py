@@ -38,6 +38,10 @@ def record_snapshot(record: Record) -> dict[str, Any]:
     return {"kind": record.KIND, **data}
 
 
+def _money(value: float | None) -> float | None:
+    return None if value is None else round(value, 2)
+
+
 def scan_snapshot(result: ScanResult) -> dict[str, Any]:
     records = sorted(
         (record_snapshot(r) for r in result.records),
@@ -54,8 +58,8 @@ def scan_snapshot(result: ScanResult) -> dict[str, Any]:
                 "severity": f.severity,
                 "suppressed": f.suppressed is not None,
                 "message": f.message,
-                "monthly_usd": None if not f.cost or f.cost.monthly_usd is None else round(f.cost.monthly_usd, 2),
-                "per_run_usd": None if not f.cost or f.cost.per_run_usd is None else round(f.cost.per_run_usd, 2),
+                "monthly_usd": _money(f.cost.monthly_usd if f.cost else None),
+                "per_run_usd": _money(f.cost.per_run_usd if f.cost else None),
             }
         )
     return {
