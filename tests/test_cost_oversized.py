@@ -8,17 +8,28 @@ import pytest
 
 from finlint.cost import price_findings
 from finlint.cost.usage import parse_usage
+from finlint.engine import EngineConfig, load_policies
+from finlint.facts import Evidence, pool_family_exposure
 from finlint.finding import Finding
 from finlint.ir import ComputePool, Location, Notebook, Record, Requirement, TrainingJob
+from finlint.scan import ScanOptions, lint
 
 LOC = Location("x.yaml", 1, 9)
+
+
+def fin301_params() -> dict[str, Any]:
+    return dict(next(p for p in load_policies() if p.id == "FIN301").params)
 
 
 def cost(
     rec: Record, params: dict[str, Any] | None = None, usage: str = "", region: str | None = None
 ) -> Any:
+    """Price a finding as the engine hands it over: the policy params plus the facts' evidence."""
+    full = {**fin301_params(), **(params or {})}
     f = Finding("FIN301", "oversized-p5", "medium", "x.yaml", 1, 1, rec.address, "m", record=rec)
-    f.cost_model, f.params = "oversized-p5", params or {}
+    f.cost_model, f.params = "oversized-p5", full
+    exposure = pool_family_exposure(rec, full["families"])
+    f.evidence = dict(exposure.data) if isinstance(exposure, Evidence) else {}
     price_findings([f], [rec], {"usage": parse_usage(usage, "u.yml"), "region": region})
     assert f.cost is not None
     return f.cost
@@ -40,9 +51,10 @@ def test_job_with_alternative_and_runtime_factor() -> None:
 
 def test_notebook_hours_in_service() -> None:
     c = cost(Notebook(address="NB", location=LOC, source_format="x", instance_type="ml.p5.48xlarge"))
-    assert c.monthly_usd == pytest.approx((63.296 - 25.2513) * 730, rel=1e-12)  # 27,772.63
+    # the policy prices notebooks against notebook_alternative ml.g5.2xlarge ($1.52/h)
+    assert c.monthly_usd == pytest.approx((63.296 - 1.52) * 730, rel=1e-12)  # 45,096.48
     assert c.per_run_usd is None
-    assert "finlint default" in c.basis
+    assert "policy param" in c.basis
 
 
 def test_static_nodegroup_min_size() -> None:
@@ -64,11 +76,49 @@ def test_karpenter_pool_per_node_month() -> None:
     assert east.monthly_usd == pytest.approx((55.04 - 21.957642) * 730, rel=1e-12)  # 24,150.12
     assert "node-month" in east.basis
     west = cost(pool, region="us-west-2")
-    # us-west-2 prices p5.4xlarge ($6.88), the cheaper admitted type; default alternative g6e.xlarge
+    # us-west-2 prices p5.4xlarge ($6.88), the cheaper admitted type; the policy's alternative g6e.xlarge
     assert west.monthly_usd == pytest.approx((6.88 - 1.861) * 730, rel=1e-12)  # 3,663.87
 
 
 def test_unpriced_alternative() -> None:
     rec = Notebook(address="NB", location=LOC, source_format="x", instance_type="ml.p5.48xlarge")
-    c = cost(rec, {"alternative": "x9.huge"})
+    c = cost(rec, {"notebook_alternative": "x9.huge"})
     assert c.monthly_usd is None and c.reason and "ml.x9.huge" in c.reason
+
+
+def test_cost_follows_the_families_param() -> None:
+    """Regression (issue 9): with families [p4d] a p4d pool fires and its cost prices the p4d type."""
+    pool = ComputePool(
+        address="NG", location=LOC, source_format="x", pool_kind="eks-nodegroup",
+        instance_types=("p4d.24xlarge",), min_size=1,
+    )  # fmt: skip
+    c = cost(pool, {"families": ["p4d"], "alternative": {"p4d.24xlarge": "g6e.12xlarge"}})
+    assert c.monthly_usd is not None, c.reason
+    assert c.assumptions["instance_type"] == "p4d.24xlarge"
+    assert "p5 instance types are unresolved" not in c.basis
+
+
+def test_cost_without_an_alternative_says_which_param() -> None:
+    pool = ComputePool(
+        address="NG", location=LOC, source_format="x", pool_kind="eks-nodegroup",
+        instance_types=("p4d.24xlarge",), min_size=1,
+    )  # fmt: skip
+    c = cost(pool, {"families": ["p4d"]})
+    assert c.monthly_usd is None and "policy param 'alternative'" in (c.reason or "")
+
+
+def test_scan_with_families_param_prices_the_configured_family(tmp_path: Any) -> None:
+    """End to end through the engine: the finding's cost reads the evidence, not p5 constants."""
+    (tmp_path / "ng.yaml").write_text(
+        "Resources:\n  Ng:\n    Type: AWS::EKS::Nodegroup\n    Properties:\n"
+        "      InstanceTypes: [p4d.24xlarge]\n"
+        "      ScalingConfig: {MinSize: 1, DesiredSize: 1, MaxSize: 2}\n",
+        encoding="utf-8",
+    )
+    params = {"FIN301": {"families": ["p4d"], "alternative": {"p4d.24xlarge": "g6e.12xlarge"}}}
+    result = lint(ScanOptions(paths=[tmp_path], engine=EngineConfig(select=("FIN301",), params=params)))
+    (finding,) = result.findings
+    assert "p4d" in finding.message and "p5" not in finding.message
+    assert finding.evidence["types"] == ["p4d.24xlarge"] and finding.evidence["always_on"] == 1
+    assert finding.cost is not None and finding.cost.monthly_usd, finding.cost
+    assert finding.cost.assumptions["alternative"] == "g6e.12xlarge"

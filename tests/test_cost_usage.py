@@ -69,6 +69,7 @@ def test_usage_region_and_totals() -> None:
     a = Finding("FIN301", model, "medium", "n.yaml", 1, 1, "NB", "m", record=nb, cost_model=model)
     b = Finding("FIN301", model, "medium", "n.yaml", 1, 1, "NB", "m", record=nb, cost_model=model)
     b.suppressed = "accepted"
+    a.params = b.params = {"alternative": "p4d.24xlarge"}
     c = Finding("FIN999", "x", "low", "n.yaml", 1, 1, "NB", "m", record=nb, cost_model="nope")
     d = Finding("FIN998", "x", "low", "n.yaml", 1, 1, "NB", "m", record=nb)
     usage = parse_usage("defaults:\n  region: eu-west-1\n  hours_per_month: 100\n")

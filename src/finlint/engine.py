@@ -393,6 +393,15 @@ def _location(policy: Policy, env: _Env) -> tuple[int, int]:
     return record.location.line, record.location.end_line
 
 
+def _evidence(env: _Env) -> dict[str, Any]:
+    """The data behind every Evidence the policy's lets established, for the cost stage."""
+    out: dict[str, Any] = {}
+    for value in env.lets.values():
+        if isinstance(value, Evidence):
+            out.update(value.data)
+    return out
+
+
 @dataclass
 class EngineConfig:
     """Which policies run and how: select/ignore by id or slug, per-policy params and severity."""
@@ -496,7 +505,8 @@ def run_policies(
                         message=render_message(policy.message_for(kind), env),
                         record=record,
                         cost_model=policy.cost_model,
-                        params={**params, **{k: v for k, v in env.lets.items()}},
+                        params=dict(params),
+                        evidence=_evidence(env),
                     )
                 )
     return findings

@@ -228,14 +228,14 @@ def _karpenter_exposure(pool: ComputePool, families: list[str]) -> Any:
         return Evidence(
             f"keeps {pool.min_size} node(s) running (static replicas) and admits {', '.join(types)}",
             pool.line_of("min_size") or req_line,
-            {"types": types, "always_on": pool.min_size},
+            {"types": types, "types_how": "admitted by the pool's requirements", "always_on": pool.min_size},
         )
     if not limits or not any(k in limits for k in _LIMIT_KEYS):
         why = "has no spec.limits" if not limits else "its spec.limits do not bound cpu, memory or GPUs"
         return Evidence(
-            f"admits {', '.join(types)} and {why}, so it can add p5-class nodes without bound",
+            f"admits {', '.join(types)} and {why}, so it can add such nodes without bound",
             req_line,
-            {"types": types, "unbounded": True},
+            {"types": types, "types_how": "admitted by the pool's requirements", "unbounded": True},
         )
     # Finite limits: they cap the pool. Limits smaller than one instance exclude the type.
     return None
@@ -275,7 +275,7 @@ def pool_family_exposure(record: Record, families: list[str]) -> Any:
     return Evidence(
         f"keeps {running} {', '.join(matching)} instance(s) running ({which}={running})",
         line,
-        {"types": matching, "always_on": running},
+        {"types": matching, "types_how": "declared", "always_on": running},
     )
 
 

@@ -56,6 +56,10 @@ class Finding:
     cost: Cost | None = None
     cost_model: str | None = None  # the policy's cost model name
     params: dict[str, Any] = field(default_factory=dict)  # the policy params in force
+    #: What the rule's facts established (instance types, always-on count, the claim chain...),
+    #: merged from the ``data`` of every Evidence the policy's lets produced. Cost models read
+    #: this and ``params``; they never re-derive facts.
+    evidence: dict[str, Any] = field(default_factory=dict)
     suppressed: str | None = None  # justification when suppressed in source
     baseline: bool = False  # known in the baseline file: reported, never fails the run
 

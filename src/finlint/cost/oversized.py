@@ -27,18 +27,9 @@ from finlint.cost.common import (
 )
 from finlint.cost.pricing import PriceQuote, Pricing
 from finlint.finding import Cost, Finding
-from finlint.ir import ComputePool, Notebook, TrainingJob, is_unknown
+from finlint.ir import ComputePool, Notebook, TrainingJob
 
 KIND = "savings"
-P5_FAMILIES = ("p5", "p5e", "p5en")
-#: Same-GPU-count previous generation, used only when neither the policy nor the usage file names one.
-DEFAULT_ALTERNATIVES = {
-    "p5.48xlarge": "p4d.24xlarge",
-    "p5e.48xlarge": "p4de.24xlarge",
-    "p5en.48xlarge": "p4de.24xlarge",
-    "p5.4xlarge": "g6e.xlarge",
-}
-REFERENCE_TYPE = "p5.48xlarge"
 KARPENTER = ("karpenter-nodepool", "karpenter-provisioner")
 
 
@@ -50,8 +41,6 @@ def _alternative(itype: str, fparams: Mapping[str, Any], usage: Mapping[str, Any
         how = "policy param"
     if isinstance(alt, Mapping):
         alt = alt.get(itype, alt.get(catalog.ec2_twin(itype)))
-    if alt is None:
-        alt, how = DEFAULT_ALTERNATIVES.get(catalog.ec2_twin(itype)), "finlint default"
     if not isinstance(alt, str):
         return None, how
     if itype.startswith("ml.") and not alt.startswith("ml."):
@@ -68,35 +57,9 @@ def _factor(fparams: Mapping[str, Any], usage: Mapping[str, Any]) -> float:
     return 1.0
 
 
-def _pool_types(pool: ComputePool) -> tuple[list[str], str] | None:
-    """p5-class types a pool launches, and how they were found; None if unresolved."""
-    if pool.pool_kind in KARPENTER:
-        try:
-            from finlint.facts import admitted_types
-        except ImportError:  # pragma: no cover - facts ships with the engine
-            return [REFERENCE_TYPE], f"{REFERENCE_TYPE} as the reference p5 type"
-        types = admitted_types(pool, P5_FAMILIES)
-        if is_unknown(types) or not types:
-            return [
-                REFERENCE_TYPE
-            ], f"{REFERENCE_TYPE} as the reference p5 type (admitted types not resolved)"
-        return list(types), "admitted by the pool's requirements"
-    if not known(pool.instance_types):
-        return None
-    found = [t for t in pool.instance_types if isinstance(t, str) and catalog.family_of(t) in P5_FAMILIES]  # type: ignore[union-attr]
-    return (found, "declared") if found else None
-
-
 def _cheapest(pricing: Pricing, types: list[str]) -> PriceQuote | None:
     quotes = [q for q in (pricing.hourly(t) for t in types) if q is not None]
     return min(quotes, key=lambda q: q.usd) if quotes else None
-
-
-def _always_on(pool: ComputePool) -> int:
-    if pool.pool_kind == "ec2-instance" and pool.min_size is None:
-        return 1
-    sizes = [s for s in (pool.min_size, pool.desired_size) if isinstance(s, int)]
-    return max(sizes, default=0)
 
 
 def price(finding: Finding, ctx: CostContext) -> Cost:
@@ -135,21 +98,22 @@ def price(finding: Finding, ctx: CostContext) -> Cost:
             hours = hpm
             hours_text = f"{num(hpm)} h in service per month (usage hours_per_month)"
     elif isinstance(rec, ComputePool):
-        found = _pool_types(rec)
-        if found is None:
-            return unpriced(KIND, "the pool's p5 instance types are unresolved")
-        types, types_note = found
+        # What the rule established (facts.pool_family_exposure), for the families in its params.
+        types = [t for t in finding.evidence.get("types", ()) if isinstance(t, str)]
+        if not types:
+            return unpriced(KIND, "the rule established no instance types for this pool")
+        types_note = str(finding.evidence.get("types_how", "declared"))
         quote = _cheapest(pricing, types)
         if quote is None:
             return unpriced(KIND, pricing.missing(" or ".join(types)), region=pricing.region)
         itype = quote.key
-        running = 0 if rec.pool_kind in KARPENTER else _always_on(rec)
+        running = int(finding.evidence.get("always_on", 0))
         if running >= 1:
             hours = running * hpm
             hours_text = f"{running} always-on node(s) x {num(hpm)} h = {num(hours)} node-hours"
         else:
             hours = hpm
-            hours_text = f"each p5 node-month it may add: 1 node x {num(hpm)} h"
+            hours_text = f"each node-month it may add: 1 node x {num(hpm)} h"
         if len(types) > 1:
             types_note = f"; {itype} is the cheapest priced of {', '.join(types)} ({types_note})"
         else:
