@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-from finlint import __version__
+from finlint import __version__, selector
 from finlint.engine import Policy, PolicyError, load_policies
 from finlint.finding import SEVERITIES
 from finlint.outputs import PairedCommand
@@ -22,9 +22,7 @@ from finlint.ruledocs import rule_text, rules_page
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
 
-def _split(values: tuple[str, ...]) -> tuple[str, ...]:
-    """``--select FIN1,FIN301 --select oversized-p5`` -> ("FIN1", "FIN301", "oversized-p5")."""
-    return tuple(v.strip() for value in values for v in value.split(",") if v.strip())
+_split = selector.split
 
 
 def _parse_vars(values: tuple[str, ...]) -> dict[str, str]:
@@ -274,10 +272,10 @@ def _prepare(
     except ConfigError as exc:
         click.echo(f"finlint: error: {exc}", err=True)
         sys.exit(EXIT_USAGE)
-    known = {p.id for p in policies} | {p.name for p in policies}
-    for selector in _split(select) + _split(ignore):
-        if not any(k == selector or k.startswith(selector) for k in known):
-            raise click.BadParameter(f"no rule matches {selector!r}", param_hint="--select/--ignore")
+    try:
+        selector.check(_split(select) + _split(ignore), policies)
+    except selector.SelectorError as exc:
+        raise click.BadParameter(str(exc), param_hint="--select/--ignore") from exc
     ctx = click.get_current_context()
     if ctx.get_parameter_source("fail_on") is ParameterSource.DEFAULT and config.fail_on:
         fail_on = config.fail_on
@@ -403,11 +401,15 @@ def rules(fmt: str, policy_dir: tuple[Path, ...]) -> None:
 @click.option("--policy-dir", multiple=True, type=click.Path(path_type=Path, file_okay=False))
 def rule(rule_id: str, policy_dir: tuple[Path, ...]) -> None:
     """Print one rule's documentation (by code or name) with its examples."""
-    for policy in _policies(policy_dir):
-        if rule_id in (policy.id, policy.name):
+    policies = _policies(policy_dir)
+    found = selector.rule_for(rule_id, policies)
+    for policy in policies:
+        if found is not None and policy.id == found.id:
             click.echo(rule_text(policy), nl=False)
             return
-    click.echo(f"finlint: error: no such rule: {rule_id!r} (see `finlint rules`)", err=True)
+    hint = selector.suggestions(rule_id, policies)
+    also = f"; did you mean {' or '.join(repr(h) for h in hint)}?" if hint else ""
+    click.echo(f"finlint: error: no such rule: {rule_id!r}{also} (see `finlint rules`)", err=True)
     sys.exit(EXIT_USAGE)
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
+from finlint import selector
 from finlint.engine import EngineConfig, Policy
 from finlint.errors import LocatedError
 from finlint.finding import SEVERITIES
@@ -60,15 +61,20 @@ class Config:
 
     def check_rules(self, policies: list[Policy]) -> None:
         """Every rule reference and param must exist: unknown ones are errors, with their line."""
-        known = {p.id for p in policies} | {p.name for p in policies}
-        by_key = {k: p for p in policies for k in (p.id, p.name)}
         for key in ("select", "ignore"):
-            for index, selector in enumerate(getattr(self, key)):
-                if not any(k == selector or k.startswith(selector) for k in known):
-                    raise self.error((key, index), f"{key}: no rule matches {selector!r}")
+            for index, text in enumerate(getattr(self, key)):
+                try:
+                    selector.check([text], policies)
+                except selector.SelectorError as exc:
+                    raise self.error((key, index), f"{key}: {exc}") from exc
+        by_key: dict[str, Policy] = {}
         for rule in {*self.severity, *self.params, *self.disabled}:
-            if rule not in by_key:
-                raise self.error(("rules", rule), f"rules: unknown rule {rule!r} (see `finlint rules`)")
+            found = selector.rule_for(rule, policies)
+            if found is None:
+                hint = selector.suggestions(rule, policies)
+                also = f"; did you mean {' or '.join(repr(h) for h in hint)}?" if hint else ""
+                raise self.error(("rules", rule), f"rules: unknown rule {rule!r}{also} (see `finlint rules`)")
+            by_key[rule] = next(p for p in policies if p.id == found.id)
         for rule, values in self.params.items():
             policy = by_key[rule]
             for name, value in values.items():

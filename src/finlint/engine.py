@@ -23,6 +23,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Iterable
 
+from finlint import selector
 from finlint.errors import LocatedError
 from finlint.facts import FACTS, Evidence
 from finlint.finding import SEVERITIES, Finding
@@ -412,24 +413,20 @@ class EngineConfig:
     severity: dict[str, str] = field(default_factory=dict)
 
     def enabled(self, policy: Policy) -> bool:
-        keys = {policy.id, policy.name}
-        if self.select and not any(_matches_selector(s, keys) for s in self.select):
-            return False
-        return not any(_matches_selector(s, keys) for s in self.ignore)
+        return selector.enabled(policy, self.select, self.ignore)
 
     def params_for(self, policy: Policy) -> dict[str, Any]:
         merged = dict(policy.params)
-        for key in (policy.id, policy.name):
-            merged.update(self.params.get(key, {}))
+        for key, values in self.params.items():
+            if selector.rule_for(key, [policy]) is not None:
+                merged.update(values)
         return merged
 
     def severity_for(self, policy: Policy) -> str:
-        return self.severity.get(policy.id) or self.severity.get(policy.name) or policy.severity
-
-
-def _matches_selector(selector: str, keys: set[str]) -> bool:
-    """An id, a slug, or an id prefix (``FIN3`` selects FIN301, as ruff's ``E`` selects E501)."""
-    return selector in keys or any(k.startswith(selector) and ID_RE.match(k) for k in keys)
+        for key, value in self.severity.items():
+            if selector.rule_for(key, [policy]) is not None:
+                return value
+        return policy.severity
 
 
 @dataclass(frozen=True)
