@@ -24,7 +24,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
-from finlint.loaders.sagemaker_sdk import load_file  # noqa: E402
+from finlint.loaders.sagemaker_sdk.loader import load_file  # noqa: E402
 
 UNRELATED = '''"""Feature pipeline module {i}."""
 

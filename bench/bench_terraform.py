@@ -62,7 +62,8 @@ def generate(directory: Path, files: int) -> None:
 
 
 def time_load(directory: Path, repeat: int) -> tuple[float, int, int]:
-    from finlint.loaders import terraform, terraform_hcl
+    from finlint.loaders.terraform import hcl as terraform_hcl
+    from finlint.loaders.terraform import loader as terraform
 
     times = []
     records = lines = 0

@@ -9,7 +9,7 @@ import pytest
 from finlint.cost import price_findings
 from finlint.cost.usage import parse_usage
 from finlint.engine import EngineConfig, load_policies
-from finlint.facts import Evidence, pool_family_exposure
+from finlint.engine.facts import Evidence, pool_family_exposure
 from finlint.finding import Finding
 from finlint.ir import ComputePool, Location, Notebook, Record, Requirement, TrainingJob
 from finlint.scan import ScanOptions, lint

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from finlint.engine import EngineConfig, PolicyError, _Env, evaluate, load_policy, run_policies
+from finlint.engine import EngineConfig, PolicyError, load_policy, run_policies
+from finlint.engine.conditions import Env, evaluate
 from finlint.ir import UNKNOWN, Location, TrainingJob, Unknown
 
 
@@ -38,7 +39,7 @@ def policy(tmp_path: Path):  # type: ignore[no-untyped-def]
 
 
 def env(policy, record):  # type: ignore[no-untyped-def]
-    return _Env(policy, record, dict(policy.params))
+    return Env(policy, record, dict(policy.params))
 
 
 def test_all_is_true_only_when_every_part_is_known_true(policy) -> None:  # type: ignore[no-untyped-def]

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from finlint.facts import admitted_types, gpu_hours_per_run, pool_family_exposure, uses_reserved_capacity
+from finlint.engine.facts import (
+    admitted_types,
+    gpu_hours_per_run,
+    pool_family_exposure,
+    uses_reserved_capacity,
+)
 from finlint.ir import ComputePool, Location, Requirement, TrainingJob, Unknown, is_unknown
 
 P5 = ["p5", "p5e", "p5en"]

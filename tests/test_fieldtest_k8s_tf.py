@@ -15,7 +15,7 @@ from finlint.engine import EngineConfig
 from finlint.ir import ComputePool, LoadResult, Requirement, Volume
 from finlint.loaders import DocContext
 from finlint.loaders import kubernetes as k8s
-from finlint.loaders import terraform as tf
+from finlint.loaders.terraform import loader as tf
 from finlint.scan import ScanOptions, lint
 from finlint.yamlload import load_all
 

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from finlint.ir import TrainingJob
-from finlint.loaders.sagemaker_sdk import load_file
+from finlint.loaders.sagemaker_sdk.loader import load_file
 
 
 def _notebook(*cells: str) -> str:

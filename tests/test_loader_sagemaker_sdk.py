@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from finlint.ir import TrainingJob, Unknown
-from finlint.loaders.sagemaker_sdk import load_file
+from finlint.loaders.sagemaker_sdk.loader import load_file
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "sagemaker-sdk"
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from finlint.ir import TrainingJob, Unknown
-from finlint.loaders.sagemaker_sdk import load_file
+from finlint.loaders.sagemaker_sdk.loader import load_file
 
 HEADER = "from sagemaker.pytorch import PyTorch\n"
 

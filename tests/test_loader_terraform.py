@@ -10,8 +10,8 @@ import pytest
 from tests.samples import P5_NODEPOOL_YAML
 
 from finlint import ir
-from finlint.loaders import terraform as tf
-from finlint.loaders import terraform_hcl
+from finlint.loaders.terraform import hcl as terraform_hcl
+from finlint.loaders.terraform import loader as tf
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "terraform" / "gpu_platform"
 

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from finlint import ir
 from finlint.loaders import DocContext
-from finlint.loaders import terraform_plan as tp
+from finlint.loaders.terraform import plan as tp
 from finlint.yamlload import load_all
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "terraform" / "gpu_platform"

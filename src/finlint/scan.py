@@ -19,7 +19,7 @@ from finlint.engine import EngineConfig, Policy, Undetermined, load_policies, ru
 from finlint.finding import Finding
 from finlint.ir import LoadError, LoadResult, Notice, Record
 from finlint.linking import link
-from finlint.loaders import DocContext
+from finlint.loaders import DirectoryLoader, DocContext, FileLoader, LoaderSpec
 from finlint.result import ScanResult
 
 SKIP_DIRS = {
@@ -39,7 +39,7 @@ SKIP_DIRS = {
     "site-packages",
     ".ipynb_checkpoints",
 }
-SUPPORTED_SUFFIXES = loaders.STRUCTURED_SUFFIXES + loaders.TERRAFORM_SUFFIXES + loaders.PYTHON_SUFFIXES
+SUPPORTED_SUFFIXES = loaders.all_suffixes()
 MAX_FILE_BYTES = 20 * 1024 * 1024
 TEMPLATE_MARKERS = ("{{", "{%")
 
@@ -200,46 +200,55 @@ def _safe(fn: Callable[[], LoadResult], display: str) -> LoadResult:
 
 
 def load_paths(options: ScanOptions) -> tuple[LoadResult, int, dict[str, list[str]]]:
+    """Every discovered file through the loader registry: documents, files, then directories."""
     result = LoadResult()
     texts: dict[str, list[str]] = {}
-    tf_dirs: dict[Path, list[Path]] = {}
+    directories: dict[LoaderSpec, dict[Path, None]] = {}
     count = 0
     for path in discover(options.paths, options.exclude, result.errors):
-        display = display_path(path)
-        if path.suffix in loaders.TERRAFORM_SUFFIXES:
-            # Terraform's unit is the directory: a changed main.tf or tfvars file (pre-commit passes
-            # just those) means its whole configuration, variables.tf included.
-            tf_dirs.setdefault(path.parent, [])
+        directory_spec = loaders.spec_for_file(path.name, "directory")
+        if directory_spec is not None:
+            # A directory loader's unit is the directory: a changed main.tf or tfvars file
+            # (pre-commit passes just those) means its whole configuration.
+            directories.setdefault(directory_spec, {})[path.parent] = None
             continue
         count += 1
+        display = display_path(path)
         text = read_text(path, display)
         if isinstance(text, LoadError):
             result.errors.append(text)
             continue
         texts[display] = text.splitlines()
-        if path.suffix in loaders.PYTHON_SUFFIXES:
-            module = loaders.get_loader("sagemaker_sdk")
+        file_spec = loaders.spec_for_file(path.name, "file")
+        if file_spec is not None:
+            module: FileLoader = file_spec.load()
             loader = partial(module.load_file, path, display, text, options.loader_options)
         else:
             loader = partial(load_structured, path, display, text, options.loader_options)
         result.extend(_safe(loader, display))
-    if tf_dirs:
-        result.extend(_load_terraform(tf_dirs, options, texts))
-        count += sum(len(files) for files in tf_dirs.values())
+    for spec, dirs in directories.items():
+        loaded, read = _load_directories(spec, list(dirs), options, texts)
+        result.extend(loaded)
+        count += read
     return result, count, texts
 
 
-def _load_terraform(
-    tf_dirs: dict[Path, list[Path]], options: ScanOptions, texts: dict[str, list[str]]
-) -> LoadResult:
+def _load_directories(
+    spec: LoaderSpec, dirs: list[Path], options: ScanOptions, texts: dict[str, list[str]]
+) -> tuple[LoadResult, int]:
+    """Load each directory once; directories that are modules of another are loaded through it."""
     result = LoadResult()
-    module = loaders.get_loader("terraform")
-    skip: set[Path] = set()
-    if hasattr(module, "module_directories"):
-        skip = set(module.module_directories(list(tf_dirs)))
-    for directory in sorted(tf_dirs):
-        files = sorted(f for f in directory.glob("*.tf") if f.is_file() and not _excluded(f, options.exclude))
-        tf_dirs[directory] = files
+    module: DirectoryLoader = spec.load()
+    skip = module.module_directories(dirs)
+    count = 0
+    for directory in sorted(dirs):
+        files = sorted(
+            f
+            for suffix in spec.unit_files or spec.suffixes
+            for f in directory.glob(f"*{suffix}")
+            if f.is_file() and not _excluded(f, options.exclude)
+        )
+        count += len(files)
         for f in files:
             text = read_text(f, display_path(f))
             if isinstance(text, str):
@@ -248,19 +257,13 @@ def _load_terraform(
             continue
         loader = partial(module.load_directory, directory, files, display_path, options.loader_options)
         result.extend(_safe(loader, display_path(directory)))
-    return result
+    return result, count
 
 
 def _finalize(records: list[Record]) -> list[Record]:
-    """Let loaders that need the whole scan (plan -> config lines, NodePool -> EC2NodeClass) finish."""
-    for name in ("terraform_plan", "kubernetes"):
-        try:
-            module = loaders.get_loader(name)
-        except ModuleNotFoundError:
-            continue
-        finalize = getattr(module, "finalize", None)
-        if finalize is not None:
-            records = list(finalize(records))
+    """Every loader's whole-scan pass (plan -> config lines, NodePool -> EC2NodeClass), in order."""
+    for spec in loaders.REGISTRY:
+        records = list(spec.load().finalize(records))
     return records
 
 
@@ -306,18 +309,12 @@ def _apply_suppressions(
     policies: list[Policy],
     options: ScanOptions,
 ) -> list[Finding]:
-    try:
-        from finlint import suppressions
-    except ImportError:
-        return findings
+    from finlint import suppressions
+
     return suppressions.apply(findings, records, texts, policies, options.engine)
 
 
 def _price(findings: list[Finding], records: list[Record], options: ScanOptions) -> None:
-    try:
-        from finlint import cost
-    except ImportError:
-        return
-    price = getattr(cost, "price_findings", None)
-    if price is not None:
-        price(findings, records, options.cost_settings)
+    from finlint import cost
+
+    cost.price_findings(findings, records, options.cost_settings)

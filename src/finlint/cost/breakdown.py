@@ -140,7 +140,7 @@ def _notebook(rec: Notebook, ctx: CostContext) -> LineItem:
 
 def _pool_types(rec: ComputePool) -> list[str] | None:
     if rec.pool_kind in KARPENTER:
-        from finlint.facts import admitted_types
+        from finlint.engine.facts import admitted_types
 
         families = sorted({s.family for s in catalog.all_instances() if s.accelerators})
         types = admitted_types(rec, families)

@@ -1,14 +1,10 @@
-"""Loaders: files -> IR records. One module per input format; formats are detected from content.
+"""Loaders: files -> IR records. One package per input format; the format is found from content.
 
-Contract for a *document* loader (CloudFormation, Kubernetes, SageMaker API specs, plan JSON):
-a module-level ``FORMAT: str``, ``claims(doc) -> bool`` (cheap, on the parsed document) and
-``load(doc, ctx: DocContext) -> LoadResult``. A structured file (YAML/JSON) is parsed once by
-:mod:`finlint.yamlload` and each document goes to the first loader in ``DOCUMENT_LOADERS`` that
-claims it; documents nobody claims (CI workflows, Helm values...) are ignored.
-
-Terraform loads a *directory* (``load_directory``), the SageMaker SDK loader a Python file or
-notebook (``load_file``). Modules are imported only when a file needs them, so a scan of YAML
-never pays for python-hcl2.
+``REGISTRY`` is the one list of input formats: the scan iterates it, and the suffixes the scan
+reads, the suppression comment styles, the pre-commit ``files:`` pattern and the filenames of
+the policy examples all derive from it (``tests/test_loader_registry.py`` checks they agree).
+A loader module is imported on first use (a YAML-only scan never imports python-hcl2), and an
+import that fails is a broken installation: :class:`LoaderUnavailable`, never a silent skip.
 """
 
 from __future__ import annotations
@@ -16,72 +12,158 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Any
+from typing import Any, Literal
 
-#: Document loaders, tried in order (most specific first). Module names under finlint.loaders.
-DOCUMENT_LOADERS = ("terraform_plan", "cloudformation", "sagemaker_api", "kubernetes")
+from finlint.loaders.base import (
+    DirectoryLoader,
+    DocContext,
+    DocumentLoader,
+    FieldCollector,
+    FileLoader,
+    no_finalize,
+)
 
+__all__ = [
+    "REGISTRY",
+    "DocContext",
+    "DirectoryLoader",
+    "DocumentLoader",
+    "FieldCollector",
+    "FileLoader",
+    "LoaderSpec",
+    "LoaderUnavailable",
+    "document_loader_for",
+    "no_finalize",
+]
+
+Unit = Literal["document", "file", "directory"]
 STRUCTURED_SUFFIXES = (".yaml", ".yml", ".json", ".template")
-TERRAFORM_SUFFIXES = (".tf", ".tfvars")
-PYTHON_SUFFIXES = (".py", ".ipynb")
 
 
-@dataclass
-class DocContext:
-    """What a document loader knows about where a document came from.
-
-    ``file`` is the display path (relative to the CWD, '/' separators). ``line_offset`` is
-    added to every line when the document is embedded in another file (a Terraform
-    ``kubectl_manifest`` heredoc), so findings point into the outer file. ``lines`` is the
-    file's text split into lines (for comment-based suppressions), ``doc_index`` the
-    position of the document in a multi-document file.
-    """
-
-    file: str
-    lines: list[str] = field(default_factory=list)
-    doc_index: int = 0
-    line_offset: int = 0
-    address_prefix: str = ""  # e.g. "kubectl_manifest.nodepool/" for embedded objects
-    options: dict[str, Any] = field(default_factory=dict)
-
-    def line(self, n: int) -> int:
-        return n + self.line_offset
+class LoaderUnavailable(RuntimeError):
+    """A built-in loader cannot be imported: the installation is broken (exit 2, never 0 findings)."""
 
 
-class FieldCollector:
-    """IR field values and the source lines they came from (``attr_lines``), gathered while reading."""
+@dataclass(frozen=True)
+class LoaderSpec:
+    """One input format: where its loader lives, what it reads, how its files comment."""
 
-    def __init__(self) -> None:
-        self.values: dict[str, Any] = {}
-        self.lines: dict[str, int] = {}
+    format: str
+    module: str  # dotted path of the module implementing the Protocol of ``unit``
+    unit: Unit
+    suffixes: tuple[str, ...]  # files it reads (document loaders share the structured suffixes)
+    comments: tuple[str, ...]  # line-comment markers suppressions may use
+    #: example format name (as written in a policy's examples) -> default file name for it
+    example_files: dict[str, str] = field(default_factory=dict)
+    #: a directory loader is handed the files of these suffixes (default: ``suffixes``); the
+    #: others (``.tfvars``) only mark the directory as changed and are read by the loader itself
+    unit_files: tuple[str, ...] = ()
 
-    def put(self, name: str, value: Any, line: int | None) -> None:
-        if line is None:
-            return
-        self.values[name] = value
-        self.lines[name] = line
+    def __hash__(self) -> int:
+        return hash((self.format, self.module))
 
+    def load(self) -> ModuleType:
+        """The loader module, imported on first use; a failing import raises LoaderUnavailable."""
+        module = _cache.get(self.module)
+        if module is None:
+            try:
+                module = importlib.import_module(self.module)
+            except ImportError as exc:
+                raise LoaderUnavailable(
+                    f"the {self.format} loader ({self.module}) cannot be imported: {exc}; "
+                    "reinstall finlint (pip install --force-reinstall finlint)"
+                ) from exc
+            _cache[self.module] = module
+        return module
+
+
+#: Document loaders first, most specific first: a document goes to the first that claims it.
+REGISTRY: tuple[LoaderSpec, ...] = (
+    LoaderSpec(
+        "terraform-plan",
+        "finlint.loaders.terraform.plan",
+        "document",
+        STRUCTURED_SUFFIXES,
+        ("#",),
+        {"terraform-plan": "plan.json"},
+    ),
+    LoaderSpec(
+        "cloudformation",
+        "finlint.loaders.cloudformation",
+        "document",
+        STRUCTURED_SUFFIXES,
+        ("#",),
+        {"cloudformation": "template.yaml"},
+    ),
+    LoaderSpec(
+        "sagemaker-api",
+        "finlint.loaders.sagemaker_api",
+        "document",
+        STRUCTURED_SUFFIXES,
+        ("#",),
+        {
+            "sagemaker-api": "request.json",
+            "step-functions": "machine.asl.json",
+            "sagemaker-pipeline": "pipeline.json",
+        },
+    ),
+    LoaderSpec(
+        "kubernetes",
+        "finlint.loaders.kubernetes",
+        "document",
+        STRUCTURED_SUFFIXES,
+        ("#",),
+        {"kubernetes": "manifest.yaml"},
+    ),
+    LoaderSpec(
+        "terraform",
+        "finlint.loaders.terraform.loader",
+        "directory",
+        (".tf", ".tfvars"),
+        ("#", "//", "/*"),
+        {"terraform": "main.tf"},
+        unit_files=(".tf",),
+    ),
+    LoaderSpec(
+        "sagemaker-python",
+        "finlint.loaders.sagemaker_sdk",
+        "file",
+        (".py", ".ipynb"),
+        ("#",),
+        {"sagemaker-python": "train.py", "notebook": "train.ipynb"},
+    ),
+)
 
 _cache: dict[str, ModuleType] = {}
 
 
-def get_loader(name: str) -> ModuleType:
-    """Import ``finlint.loaders.<name>`` on first use."""
-    module = _cache.get(name)
-    if module is None:
-        module = importlib.import_module(f"finlint.loaders.{name}")
-        _cache[name] = module
-    return module
+def specs(unit: Unit) -> tuple[LoaderSpec, ...]:
+    return tuple(s for s in REGISTRY if s.unit == unit)
 
 
-def document_loader_for(doc: Any) -> ModuleType | None:
+def all_suffixes() -> tuple[str, ...]:
+    """Every file suffix some loader reads, in registry order."""
+    return tuple(dict.fromkeys(x for s in REGISTRY for x in s.suffixes))
+
+
+def spec_for_file(name: str, unit: Unit) -> LoaderSpec | None:
+    return next((s for s in specs(unit) if name.endswith(s.suffixes)), None)
+
+
+def example_files() -> dict[str, str]:
+    """Every example format a policy may use -> the file name its example is written to."""
+    out: dict[str, str] = {}
+    for spec in REGISTRY:
+        out.update(spec.example_files)
+    return out
+
+
+def document_loader_for(doc: Any) -> DocumentLoader | None:
+    """The first document loader that claims ``doc`` (a parsed YAML/JSON document)."""
     if not isinstance(doc, dict):
         return None
-    for name in DOCUMENT_LOADERS:
-        try:
-            module = get_loader(name)
-        except ModuleNotFoundError:
-            continue  # a format not built yet
+    for spec in specs("document"):
+        module: DocumentLoader = spec.load()
         if module.claims(doc):
             return module
     return None

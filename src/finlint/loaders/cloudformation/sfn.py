@@ -16,8 +16,8 @@ from typing import Any
 
 from finlint import ir
 from finlint.loaders import DocContext
-from finlint.loaders.cloudformation_resources import Resource
-from finlint.loaders.cloudformation_values import (
+from finlint.loaders.cloudformation.resources import Resource
+from finlint.loaders.cloudformation.values import (
     NO_VALUE,
     SUB_VAR,
     is_intrinsic,
@@ -25,7 +25,7 @@ from finlint.loaders.cloudformation_values import (
     scalar_text,
     sub_args,
 )
-from finlint.loaders.sagemaker_api import training_jobs_from_asl
+from finlint.loaders.sagemaker_api.loader import training_jobs_from_asl
 from finlint.yamlload import LineDict, LineList, YamlLoadError, load_all
 
 _BLOCK_LITERAL = re.compile(r"\|[0-9+-]*\s*(?:#.*)?$")

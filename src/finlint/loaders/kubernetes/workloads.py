@@ -13,7 +13,7 @@ import re
 from typing import Any, Iterator, NamedTuple
 
 from finlint.ir import Maybe, Mount, Record, Volume
-from finlint.loaders.kubernetes_object import (
+from finlint.loaders.kubernetes.object import (
     FORMAT,
     Doc,
     Node,
@@ -24,7 +24,7 @@ from finlint.loaders.kubernetes_object import (
     templated,
     text,
 )
-from finlint.loaders.kubernetes_storage import FILE_SYSTEM_DRIVERS, claim_volume, efs_id_from_dns, is_efs
+from finlint.loaders.kubernetes.storage import FILE_SYSTEM_DRIVERS, claim_volume, efs_id_from_dns, is_efs
 from finlint.yamlload import LineDict
 
 _CHECKPOINT_WORD = re.compile(r"checkpoint|ckpt", re.IGNORECASE)

@@ -18,7 +18,7 @@ from typing import Any
 from finlint import ir
 from finlint.ir import Unknown
 from finlint.loaders import DocContext
-from finlint.loaders import terraform_map as m
+from finlint.loaders.terraform import mapping as m
 from finlint.yamlload import LineDict, LineList, YamlLoadError, load_all, pin_lines
 
 FORMAT = "terraform-plan"

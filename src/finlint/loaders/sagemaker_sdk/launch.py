@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from finlint.ir import Unknown
-from finlint.loaders.sagemaker_sdk_interp import ClassVal, FuncVal, Interpreter, Scope
-from finlint.loaders.sagemaker_sdk_values import (
+from finlint.loaders.sagemaker_sdk.interp import ClassVal, FuncVal, Interpreter, Scope
+from finlint.loaders.sagemaker_sdk.values import (
     CallArgs,
     ClientVal,
     ConfigVal,

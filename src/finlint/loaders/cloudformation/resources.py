@@ -1,10 +1,10 @@
 """CloudFormation resource handlers: one function per supported ``AWS::...`` type -> IR records.
 
 A handler gets a :class:`Resource` (the template, the logical id, its ``Properties`` as an
-:class:`~finlint.loaders.cloudformation_values.Obj`, and the fields every record shares) and
+:class:`~finlint.loaders.cloudformation.values.Obj`, and the fields every record shares) and
 returns records with ``attr_lines``. Launch templates are read here once for every pool that uses
 one (EC2 instances, Auto Scaling groups, EKS node groups, Batch). Step Functions state machines
-have their own module, :mod:`finlint.loaders.cloudformation_sfn`.
+have their own module, :mod:`finlint.loaders.cloudformation.sfn`.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any
 
 from finlint import catalog, ir
 from finlint.loaders import FieldCollector
-from finlint.loaders.cloudformation_values import Obj, Template
+from finlint.loaders.cloudformation.values import Obj, Template
 
 
 @dataclass

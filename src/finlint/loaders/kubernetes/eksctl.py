@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from finlint.ir import ComputePool, Maybe, Record, Unknown
-from finlint.loaders.kubernetes_object import (
+from finlint.loaders.kubernetes.object import (
     FORMAT,
     Doc,
     Node,

@@ -15,12 +15,13 @@ from pathlib import Path
 from typing import Any, Callable
 
 from finlint.ir import LoadError, LoadResult, Location, Notice, Record, Suppression, TrainingJob, Unknown
-from finlint.loaders import DocContext
-from finlint.loaders.sagemaker_sdk_launch import Launch, SdkInterpreter
-from finlint.loaders.sagemaker_sdk_values import DictVal, PartialStr
+from finlint.loaders.base import DocContext, no_finalize
+from finlint.loaders.sagemaker_sdk.launch import Launch, SdkInterpreter
+from finlint.loaders.sagemaker_sdk.values import DictVal, PartialStr
 from finlint.yamlload import LineDict, LineList, YamlLoadError, load_all
 
 FORMAT = "sagemaker-python"
+finalize = no_finalize  # no whole-scan pass
 MARKERS = ("sagemaker", "create_training_job")
 
 INT_FIELDS = ("instance_count", "max_runtime_s", "max_wait_s", "keep_alive_s", "volume_size_gb")
@@ -337,7 +338,7 @@ def _api_record(
     result: LoadResult,
 ) -> Record | None:
     try:
-        from finlint.loaders.sagemaker_api import training_job_from_request
+        from finlint.loaders.sagemaker_api.loader import training_job_from_request
     except ImportError:
         result.notices.append(
             Notice(location.file, location.line, "create_training_job not analysed: API loader unavailable")

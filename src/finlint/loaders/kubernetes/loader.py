@@ -26,8 +26,8 @@ from typing import Any, Callable
 from finlint import ir
 from finlint.ir import Record
 from finlint.loaders import DocContext
-from finlint.loaders.kubernetes_eksctl import EKSCTL_DEFAULT_NODE_COUNT, load_eksctl
-from finlint.loaders.kubernetes_karpenter import (
+from finlint.loaders.kubernetes.eksctl import EKSCTL_DEFAULT_NODE_COUNT, load_eksctl
+from finlint.loaders.kubernetes.karpenter import (
     ALL_CAPACITY_TYPES,
     CAPACITY_TYPE_KEY,
     NODE_CLASS_FACTS,
@@ -35,9 +35,9 @@ from finlint.loaders.kubernetes_karpenter import (
     load_karpenter_pool,
     load_node_class,
 )
-from finlint.loaders.kubernetes_object import FORMAT, SUPPRESSION_ANNOTATION, Doc, ShapeError
-from finlint.loaders.kubernetes_sagemaker import SAGEMAKER_DEFAULT_MAX_RUNTIME_S, load_sagemaker_job
-from finlint.loaders.kubernetes_storage import (
+from finlint.loaders.kubernetes.object import FORMAT, SUPPRESSION_ANNOTATION, Doc, ShapeError
+from finlint.loaders.kubernetes.sagemaker import SAGEMAKER_DEFAULT_MAX_RUNTIME_S, load_sagemaker_job
+from finlint.loaders.kubernetes.storage import (
     EFS_DRIVER,
     FILE_SYSTEM_DRIVERS,
     NON_EFS_DRIVERS,
@@ -45,7 +45,7 @@ from finlint.loaders.kubernetes_storage import (
     load_persistent_volume,
     load_storage_class,
 )
-from finlint.loaders.kubernetes_workloads import load_workload
+from finlint.loaders.kubernetes.workloads import load_workload
 from finlint.yamlload import LineDict, pin_lines
 
 __all__ = [

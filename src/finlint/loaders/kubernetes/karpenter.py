@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from finlint.ir import ComputePool, Maybe, Record, Requirement, Unknown
-from finlint.loaders.kubernetes_object import (
+from finlint.loaders.kubernetes.object import (
     Doc,
     Node,
     boolean,

@@ -18,7 +18,7 @@ import math
 from typing import Any, Callable, Protocol
 
 from finlint.ir import Unknown
-from finlint.loaders import terraform_hcl as h
+from finlint.loaders.terraform import hcl as h
 from finlint.yamlload import LineDict, LineList
 
 MAX_DEPTH = 64

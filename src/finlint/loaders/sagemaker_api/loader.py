@@ -20,10 +20,11 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from finlint import catalog, ir
-from finlint.loaders import DocContext, FieldCollector
+from finlint.loaders.base import DocContext, FieldCollector, no_finalize
 from finlint.yamlload import LineDict, LineList
 
 FORMAT = "sagemaker-api"
+finalize = no_finalize  # no whole-scan pass
 
 #: What applies when a request has no StoppingCondition.MaxRuntimeInSeconds.
 DEFAULT_MAX_RUNTIME_S = 86_400

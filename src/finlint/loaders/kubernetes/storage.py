@@ -13,7 +13,7 @@ import re
 from typing import Any, NamedTuple
 
 from finlint.ir import Maybe, Record, Volume
-from finlint.loaders.kubernetes_object import (
+from finlint.loaders.kubernetes.object import (
     Doc,
     Node,
     child,

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from finlint.ir import Unknown
-from finlint.loaders.sagemaker_sdk_values import (
+from finlint.loaders.sagemaker_sdk.values import (
     CallArgs,
     ConfigVal,
     DictVal,

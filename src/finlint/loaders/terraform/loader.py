@@ -20,13 +20,14 @@ from typing import Any, Callable, Iterable
 
 from finlint import ir
 from finlint.ir import Unknown
-from finlint.loaders import DocContext
-from finlint.loaders import terraform_hcl as h
-from finlint.loaders import terraform_map as m
-from finlint.loaders.terraform_eval import EvalError, Evaluator, to_string
+from finlint.loaders.base import DocContext, no_finalize
+from finlint.loaders.terraform import hcl as h
+from finlint.loaders.terraform import mapping as m
+from finlint.loaders.terraform.eval import EvalError, Evaluator, to_string
 from finlint.yamlload import LineDict, LineList, YamlLoadError, load_all, pin_lines
 
 FORMAT = "terraform"
+finalize = no_finalize  # no whole-scan pass
 MAX_MODULE_DEPTH = 12
 MAX_INSTANCES = 256  # for_each keys expanded one by one; beyond that: one record, multiplied
 _META_ARGS = {"count", "for_each", "provider", "depends_on", "lifecycle", "provisioner", "connection"}

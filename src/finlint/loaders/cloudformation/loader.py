@@ -1,15 +1,15 @@
 """CloudFormation templates (YAML and JSON) -> IR records: the loader entry.
 
-This module claims a template, builds a :class:`~finlint.loaders.cloudformation_resources.Resource`
+This module claims a template, builds a :class:`~finlint.loaders.cloudformation.resources.Resource`
 for every resource of a supported type (location, ``Properties``, ``Metadata`` suppressions, and
 its ``Condition``, which is deploy-time, so a conditional resource still loads, recorded in
 ``extra["condition"]``) and dispatches it through the type -> handler table. The rest lives in:
 
-- :mod:`~finlint.loaders.cloudformation_values`: the value model and intrinsic-function
+- :mod:`~finlint.loaders.cloudformation.values`: the value model and intrinsic-function
   evaluator (``!Ref`` to a Parameter's ``Default``, ``!Sub``, ``!Join``, ``!FindInMap``, ``!If``;
   anything decided at deploy time is an :class:`~finlint.ir.Unknown` naming why);
-- :mod:`~finlint.loaders.cloudformation_resources`: the handlers, one per resource type;
-- :mod:`~finlint.loaders.cloudformation_sfn`: Step Functions definitions -> ASL ->
+- :mod:`~finlint.loaders.cloudformation.resources`: the handlers, one per resource type;
+- :mod:`~finlint.loaders.cloudformation.sfn`: Step Functions definitions -> ASL ->
   :func:`finlint.loaders.sagemaker_api.training_jobs_from_asl`.
 """
 
@@ -19,8 +19,8 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from finlint import ir
-from finlint.loaders import DocContext
-from finlint.loaders.cloudformation_resources import (
+from finlint.loaders.base import DocContext, no_finalize
+from finlint.loaders.cloudformation.resources import (
     Resource,
     autoscaling_group,
     batch_compute_environment,
@@ -35,11 +35,12 @@ from finlint.loaders.cloudformation_resources import (
     launch_template,
     notebook,
 )
-from finlint.loaders.cloudformation_sfn import state_machine
-from finlint.loaders.cloudformation_values import NO_VALUE, Obj, Template, unknown_functions
+from finlint.loaders.cloudformation.sfn import state_machine
+from finlint.loaders.cloudformation.values import NO_VALUE, Obj, Template, unknown_functions
 from finlint.yamlload import LineDict, LineList
 
 FORMAT = "cloudformation"
+finalize = no_finalize  # no whole-scan pass
 
 
 def claims(doc: Any) -> bool:

@@ -1,0 +1,261 @@
+"""Policies: the model of one rule file in ``policies/`` and its validation at load time.
+
+A policy that does not validate (unknown key, field, fact, param or operator) is a
+:class:`PolicyError` with the file and line, reported as a configuration error (exit 2):
+a typo never turns into a rule that silently matches nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any, Iterable
+
+from finlint.engine.facts import FACTS
+from finlint.errors import LocatedError
+from finlint.finding import SEVERITIES
+from finlint.ir import RECORD_TYPES
+from finlint.yamlload import LineDict, YamlLoadError, load_all
+
+POLICY_KEYS = {
+    "id",
+    "name",
+    "summary",
+    "severity",
+    "applies_to",
+    "params",
+    "let",
+    "condition",
+    "at",
+    "message",
+    "cost_model",
+    "docs",
+    "examples",
+    "tags",
+}
+DOCS_KEYS = {"what", "why", "known_false_positives", "remediation", "references"}
+EXAMPLE_KEYS = {"name", "kind", "format", "filename", "code", "lines", "params", "description"}
+COMBINATORS = {"all", "any", "not"}
+UNARY = {"exists", "missing", "is_true"}
+BINARY = {"equals", "not_equals", "in", "not_in", "matches", "lt", "lte", "gt", "gte"}
+ID_RE = re.compile(r"^[A-Z]{2,5}\d{3}$")
+NAME_RE = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
+
+
+class PolicyError(LocatedError):
+    """A policy file that is not valid: reported as a usage/config error (exit 2)."""
+
+
+@dataclass(frozen=True)
+class Example:
+    name: str
+    kind: str  # fail | pass
+    format: str
+    code: str
+    filename: str | None
+    lines: tuple[int, ...]
+    params: dict[str, Any]
+    line: int  # where the example starts in the policy file
+
+
+@dataclass(frozen=True)
+class Policy:
+    id: str
+    name: str
+    summary: str
+    severity: str
+    applies_to: tuple[str, ...]
+    params: dict[str, Any]
+    let: dict[str, Any]
+    condition: Any  # a condition, or {kind: condition}
+    at: tuple[str, ...]
+    message: str | dict[str, str]  # one template, or one per IR kind
+    cost_model: str | None
+    docs: dict[str, Any]
+    examples: tuple[Example, ...]
+    tags: tuple[str, ...]
+    path: str
+    builtin: bool = True
+
+    def condition_for(self, kind: str) -> Any:
+        cond = self.condition
+        if isinstance(cond, dict) and set(cond) <= set(self.applies_to) and cond:
+            return cond.get(kind)
+        return cond
+
+    def message_for(self, kind: str) -> str:
+        if isinstance(self.message, dict):
+            return self.message[kind]
+        return self.message
+
+
+def builtin_policy_dir() -> Path:
+    """The shipped pack: ``finlint/policies`` in an installed wheel, ``policies/`` in a checkout."""
+    package = Path(__file__).resolve().parents[1]  # finlint/
+    installed = package / "policies"
+    return installed if installed.is_dir() else package.parents[1] / "policies"
+
+
+# --- loading and validation ------------------------------------------------------------------
+
+
+def load_policies(extra_dirs: Iterable[Path] = ()) -> list[Policy]:
+    policies: list[Policy] = []
+    dirs = [(builtin_policy_dir(), True), *((Path(d), False) for d in extra_dirs)]
+    for directory, builtin in dirs:
+        if not directory.is_dir():
+            raise PolicyError(str(directory), 1, "policy directory does not exist")
+        for path in sorted(directory.rglob("*.y*ml")):
+            policies.append(load_policy(path, builtin))
+    seen: dict[str, str] = {}
+    for p in policies:
+        for key in (p.id, p.name):
+            if key in seen:
+                raise PolicyError(p.path, 1, f"duplicate policy id or name {key!r} (also in {seen[key]})")
+            seen[key] = p.path
+    return sorted(policies, key=lambda p: p.id)
+
+
+def load_policy(path: Path, builtin: bool = True) -> Policy:
+    file = str(path)
+    try:
+        docs = load_all(path.read_text("utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise PolicyError(file, 1, f"cannot read policy: {exc}") from exc
+    except YamlLoadError as exc:
+        raise PolicyError(file, exc.line, exc.message) from exc
+    if len(docs) != 1 or not isinstance(docs[0], LineDict):
+        raise PolicyError(file, 1, "a policy file holds exactly one mapping")
+    doc: LineDict = docs[0]
+
+    def fail(key: str, message: str) -> PolicyError:
+        return PolicyError(file, doc.line_of(key, 1), message)
+
+    unknown = set(doc) - POLICY_KEYS
+    if unknown:
+        raise fail(sorted(unknown)[0], f"unknown policy key(s): {', '.join(sorted(unknown))}")
+    for key in ("id", "name", "severity", "applies_to", "message", "docs"):
+        if key not in doc:
+            raise PolicyError(file, 1, f"policy is missing required key {key!r}")
+    if not ID_RE.match(str(doc["id"])):
+        raise fail("id", f"policy id {doc['id']!r} must look like FIN101")
+    if not NAME_RE.match(str(doc["name"])):
+        raise fail("name", f"policy name {doc['name']!r} must be kebab-case")
+    if doc["severity"] not in SEVERITIES:
+        raise fail("severity", f"severity must be one of {', '.join(SEVERITIES)}")
+    applies = tuple(doc["applies_to"] or ())
+    for kind in applies:
+        if kind not in RECORD_TYPES:
+            raise fail("applies_to", f"unknown IR kind {kind!r} (known: {', '.join(RECORD_TYPES)})")
+    params = dict(doc.get("params") or {})
+    lets = dict(doc.get("let") or {})
+    for name, spec in lets.items():
+        if not (isinstance(spec, dict) and spec.get("fact") in FACTS):
+            raise fail("let", f"let {name!r} must be {{fact: NAME, args: [...]}} with a known fact")
+    docs_block = doc["docs"]
+    if not isinstance(docs_block, dict) or set(docs_block) - DOCS_KEYS:
+        raise fail("docs", f"docs must be a mapping with keys from {sorted(DOCS_KEYS)}")
+    condition = doc.get("condition")
+    if applies:
+        if condition is None:
+            raise fail("condition", "a policy that applies to IR kinds needs a condition")
+        per_kind = isinstance(condition, dict) and condition and set(condition) <= set(applies)
+        for kind in applies:
+            cond = condition.get(kind) if per_kind else condition
+            if cond is None:
+                raise fail("condition", f"no condition for kind {kind!r}")
+            _validate_condition(cond, kind, lets, params, lambda m: fail("condition", m))
+    message = doc["message"]
+    if isinstance(message, dict):
+        missing_kinds = set(applies) - set(message)
+        if missing_kinds or set(message) - set(applies):
+            raise fail("message", f"per-kind messages must cover exactly {sorted(applies)}")
+        message = {str(k): str(v) for k, v in message.items()}
+    else:
+        message = str(message)
+    examples = tuple(_load_example(file, e, i) for i, e in enumerate(doc.get("examples") or ()))
+    at_raw = doc.get("at") or []
+    at: list[str] = [str(a) for a in (at_raw if isinstance(at_raw, list) else [at_raw])]
+    return Policy(
+        id=str(doc["id"]),
+        name=str(doc["name"]),
+        summary=str(doc.get("summary") or doc["name"]),
+        severity=str(doc["severity"]),
+        applies_to=applies,
+        params=params,
+        let=lets,
+        condition=condition,
+        at=tuple(at),
+        message=message,
+        cost_model=doc.get("cost_model"),
+        docs=dict(docs_block),
+        examples=examples,
+        tags=tuple(doc.get("tags") or ()),
+        path=file,
+        builtin=builtin,
+    )
+
+
+def _load_example(file: str, raw: Any, index: int) -> Example:
+    line = getattr(raw, "line", 1)
+    if not isinstance(raw, dict) or set(raw) - EXAMPLE_KEYS:
+        raise PolicyError(file, line, f"example {index}: keys must come from {sorted(EXAMPLE_KEYS)}")
+    if raw.get("kind") not in ("fail", "pass") or not raw.get("code") or not raw.get("format"):
+        raise PolicyError(file, line, f"example {index}: needs kind (fail|pass), format and code")
+    lines = tuple(int(n) for n in (raw.get("lines") or ()))
+    if raw["kind"] == "fail" and not lines:
+        raise PolicyError(file, line, f"example {index}: a fail example names the line(s) it fires on")
+    return Example(
+        name=str(raw.get("name") or f"example{index}"),
+        kind=str(raw["kind"]),
+        format=str(raw["format"]),
+        code=str(raw["code"]),
+        filename=raw.get("filename"),
+        lines=lines,
+        params=dict(raw.get("params") or {}),
+        line=line,
+    )
+
+
+def _field_names(kind: str) -> set[str]:
+    return {f.name for f in fields(RECORD_TYPES[kind])}
+
+
+def _validate_ref(ref: Any, kind: str, lets: dict[str, Any], fail: Any) -> None:
+    if not isinstance(ref, str):
+        raise fail(f"a reference must be a string, got {ref!r}")
+    if ref in lets:
+        return
+    if ref.startswith("fact."):
+        if ref[5:] not in FACTS:
+            raise fail(f"unknown fact {ref[5:]!r}")
+        return
+    if ref.split(".", 1)[0] not in _field_names(kind):
+        raise fail(f"{kind} has no field {ref!r}")
+
+
+def _validate_condition(
+    cond: Any, kind: str, lets: dict[str, Any], params: dict[str, Any], fail: Any
+) -> None:
+    if not isinstance(cond, dict) or len(cond) != 1:
+        raise fail(f"a condition is a mapping with one operator, got {cond!r}")
+    ((op, arg),) = cond.items()
+    if op in ("all", "any"):
+        if not isinstance(arg, list) or not arg:
+            raise fail(f"{op} takes a non-empty list")
+        for sub in arg:
+            _validate_condition(sub, kind, lets, params, fail)
+    elif op == "not":
+        _validate_condition(arg, kind, lets, params, fail)
+    elif op in UNARY:
+        _validate_ref(arg, kind, lets, fail)
+    elif op in BINARY:
+        if not isinstance(arg, list) or len(arg) != 2:
+            raise fail(f"{op} takes [REF, VALUE]")
+        _validate_ref(arg[0], kind, lets, fail)
+        value = arg[1]
+        if isinstance(value, str) and value.startswith("$") and value[1:] not in params:
+            raise fail(f"unknown param {value!r}")
+    else:
+        raise fail(f"unknown operator {op!r}")

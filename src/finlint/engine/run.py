@@ -1,0 +1,147 @@
+"""Running the policy pack over the IR: which rules run, with which params, and what they find.
+
+Each policy is evaluated on every record of the kinds it applies to; a known-true condition
+is a :class:`~finlint.finding.Finding` (pointing at the attribute that causes it, carrying the
+facts' evidence for the cost stage), an unknown one an :class:`Undetermined` entry.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from finlint import selector
+from finlint.engine.conditions import Env, evaluate, render_message
+from finlint.engine.facts import Evidence
+from finlint.engine.policy import Policy
+from finlint.finding import Finding
+from finlint.ir import Record
+
+
+def _location(policy: Policy, env: Env) -> tuple[int, int]:
+    record = env.record
+    for name in policy.at:
+        if name in policy.let:
+            value = env.ref(name)
+            if isinstance(value, Evidence) and value.line:
+                return value.line, value.line
+            continue
+        line = record.line_of(name)
+        if line:
+            return line, line
+    return record.location.line, record.location.end_line
+
+
+def _evidence(env: Env) -> dict[str, Any]:
+    """The data behind every Evidence the policy's lets established, for the cost stage."""
+    out: dict[str, Any] = {}
+    for value in env.lets.values():
+        if isinstance(value, Evidence):
+            out.update(value.data)
+    return out
+
+
+@dataclass
+class EngineConfig:
+    """Which policies run and how: select/ignore by id or slug, per-policy params and severity."""
+
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    params: dict[str, dict[str, Any]] = field(default_factory=dict)
+    severity: dict[str, str] = field(default_factory=dict)
+
+    def enabled(self, policy: Policy) -> bool:
+        return selector.enabled(policy, self.select, self.ignore)
+
+    def params_for(self, policy: Policy) -> dict[str, Any]:
+        merged = dict(policy.params)
+        for key, values in self.params.items():
+            if selector.rule_for(key, [policy]) is not None:
+                merged.update(values)
+        return merged
+
+    def severity_for(self, policy: Policy) -> str:
+        for key, value in self.severity.items():
+            if selector.rule_for(key, [policy]) is not None:
+                return value
+        return policy.severity
+
+
+@dataclass(frozen=True)
+class Undetermined:
+    """A policy that could not decide on a record because a value is not known statically.
+
+    Never a finding (a rule never fires on an unknown); reported so a user can see what finlint
+    could not check and why (``--show-undetermined``, JSON ``undetermined``).
+    """
+
+    rule_id: str
+    rule: str
+    file: str
+    line: int
+    resource: str
+    reasons: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "rule_id": self.rule_id,
+            "rule": self.rule,
+            "file": self.file,
+            "line": self.line,
+            "resource": self.resource,
+            "reasons": list(self.reasons),
+        }
+
+
+def run_policies(
+    policies: list[Policy],
+    records: list[Record],
+    config: EngineConfig,
+    undetermined: list[Undetermined] | None = None,
+) -> list[Finding]:
+    by_kind: dict[str, list[Record]] = {}
+    for record in records:
+        by_kind.setdefault(record.KIND, []).append(record)
+    findings: list[Finding] = []
+    for policy in policies:
+        if not policy.applies_to or not config.enabled(policy):
+            continue
+        params = config.params_for(policy)
+        severity = config.severity_for(policy)
+        for kind in policy.applies_to:
+            cond = policy.condition_for(kind)
+            for record in by_kind.get(kind, ()):
+                env = Env(policy, record, params)
+                verdict = evaluate(cond, env)
+                if verdict is None and undetermined is not None:
+                    reasons = tuple(dict.fromkeys(env.unknowns))
+                    undetermined.append(
+                        Undetermined(
+                            policy.id,
+                            policy.name,
+                            record.location.file,
+                            record.location.line,
+                            record.address,
+                            reasons,
+                        )
+                    )
+                if verdict is not True:
+                    continue
+                line, end_line = _location(policy, env)
+                findings.append(
+                    Finding(
+                        rule_id=policy.id,
+                        rule=policy.name,
+                        severity=severity,
+                        file=record.location.file,
+                        line=line,
+                        end_line=max(end_line, line),
+                        resource=record.address,
+                        message=render_message(policy.message_for(kind), env),
+                        record=record,
+                        cost_model=policy.cost_model,
+                        params=dict(params),
+                        evidence=_evidence(env),
+                    )
+                )
+    return findings

@@ -1,0 +1,14 @@
+"""SageMaker API specs: CreateTrainingJob requests, Step Functions ASL, pipeline definitions and
+HyperPod clusters, as a DocumentLoader. Other loaders reuse its readers for embedded specs
+(ASL inside CloudFormation or Terraform, boto3 requests in SDK code)."""
+
+from finlint.loaders.sagemaker_api.loader import (
+    FORMAT,
+    claims,
+    finalize,
+    load,
+    training_job_from_request,
+    training_jobs_from_asl,
+)
+
+__all__ = ["FORMAT", "claims", "finalize", "load", "training_job_from_request", "training_jobs_from_asl"]
