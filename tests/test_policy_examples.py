@@ -10,20 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from finlint import loaders
 from finlint.engine import EngineConfig, Example, Policy, load_policies
 from finlint.scan import ScanOptions, lint
 
-DEFAULT_FILENAMES = {
-    "cloudformation": "template.yaml",
-    "kubernetes": "manifest.yaml",
-    "sagemaker-api": "request.json",
-    "step-functions": "machine.asl.json",
-    "sagemaker-pipeline": "pipeline.json",
-    "terraform": "main.tf",
-    "terraform-plan": "plan.json",
-    "sagemaker-python": "train.py",
-    "notebook": "train.ipynb",
-}
+DEFAULT_FILENAMES = loaders.example_files()  # format -> file name, from the loader registry
 
 CASES = [(p, e) for p in load_policies() for e in p.examples]
 

@@ -133,7 +133,20 @@ def _config_option(fn: Any) -> Any:
     )(fn)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Main(click.Group):
+    """Turns a broken installation (a loader that cannot be imported) into exit 2, not 0 findings."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        from finlint.loaders import LoaderUnavailable
+
+        try:
+            return super().invoke(ctx)
+        except LoaderUnavailable as exc:
+            click.echo(f"finlint: error: {exc}", err=True)
+            sys.exit(EXIT_USAGE)
+
+
+@click.group(cls=_Main, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="finlint")
 def main() -> None:
     """finlint: a FinOps linter for AI-training infrastructure on AWS."""

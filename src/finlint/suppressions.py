@@ -21,16 +21,18 @@ import tokenize
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator
 
+from finlint import loaders
 from finlint.engine import EngineConfig, Policy
 from finlint.finding import Finding
 from finlint.ir import Record
 
 MARKER = "finlint:"
-COMMENT_SUFFIXES = (".yaml", ".yml", ".template", ".tf", ".tfvars", ".py")
+COMMENT_SUFFIXES = loaders.comment_suffixes()
+COMMENT_MARKERS = loaders.comment_markers()
 _DIRECTIVE = re.compile(
     r"finlint:\s*(?P<kind>ignore-file|ignore)\s*\[(?P<rules>[^\]]*)\]\s*[:\-\u2013\u2014]*\s*(?P<reason>.*?)\s*(?:\*/)?\s*$"
 )
-_COMMENT_START = re.compile(r"(?:^|\s)(#|//|/\*)")
+_COMMENT_START = re.compile(r"(?:^|\s)(" + "|".join(re.escape(m) for m in COMMENT_MARKERS) + ")")
 _HEADER_LINE = re.compile(r"^\s*(#|//|/\*|\*|---\s*$|%YAML|$)")
 UNUSED_ID, NO_REASON_ID = "FIN901", "FIN900"
 

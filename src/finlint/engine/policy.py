@@ -203,6 +203,11 @@ def _load_example(file: str, raw: Any, index: int) -> Example:
         raise PolicyError(file, line, f"example {index}: keys must come from {sorted(EXAMPLE_KEYS)}")
     if raw.get("kind") not in ("fail", "pass") or not raw.get("code") or not raw.get("format"):
         raise PolicyError(file, line, f"example {index}: needs kind (fail|pass), format and code")
+    from finlint.loaders import example_files
+
+    if raw["format"] not in example_files():
+        known = ", ".join(sorted(example_files()))
+        raise PolicyError(file, line, f"example {index}: unknown format {raw['format']!r} (known: {known})")
     lines = tuple(int(n) for n in (raw.get("lines") or ()))
     if raw["kind"] == "fail" and not lines:
         raise PolicyError(file, line, f"example {index}: a fail example names the line(s) it fires on")

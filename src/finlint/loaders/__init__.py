@@ -38,6 +38,8 @@ __all__ = [
 
 Unit = Literal["document", "file", "directory"]
 STRUCTURED_SUFFIXES = (".yaml", ".yml", ".json", ".template")
+#: Suffixes whose files cannot hold a comment (JSON; notebooks are JSON too).
+NO_COMMENT_SUFFIXES = (".json", ".ipynb")
 
 
 class LoaderUnavailable(RuntimeError):
@@ -148,6 +150,15 @@ def all_suffixes() -> tuple[str, ...]:
 
 def spec_for_file(name: str, unit: Unit) -> LoaderSpec | None:
     return next((s for s in specs(unit) if name.endswith(s.suffixes)), None)
+
+
+def comment_suffixes() -> tuple[str, ...]:
+    """Files an in-source suppression comment can be written in."""
+    return tuple(x for x in all_suffixes() if x not in NO_COMMENT_SUFFIXES)
+
+
+def comment_markers() -> tuple[str, ...]:
+    return tuple(dict.fromkeys(m for s in REGISTRY for m in s.comments))
 
 
 def example_files() -> dict[str, str]:
