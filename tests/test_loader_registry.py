@@ -70,7 +70,9 @@ def test_every_package_is_in_the_wheel() -> None:
 def test_a_broken_loader_fails_loudly(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """Regression (issue 9, bug 3): a loader that cannot be imported used to switch its format
     off silently ("0 findings, exit 0"); now it is exit 2 with the reason."""
-    broken = LoaderSpec("kubernetes", "finlint.loaders.no_such_module", "document", (".yaml",), ("#",))
+    broken = LoaderSpec(
+        "kubernetes", "finlint.loaders.no_such_module", "document", (".yaml",), ("#",), {"kubernetes": "m.yaml"}
+    )
     registry = tuple(broken if s.format == "kubernetes" else s for s in REGISTRY)
     monkeypatch.setattr(loaders, "REGISTRY", registry)
     (tmp_path / "pool.yaml").write_text("apiVersion: karpenter.sh/v1\nkind: NodePool\n", encoding="utf-8")
