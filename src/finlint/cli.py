@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, TypeVar
 
 import click
 
@@ -20,6 +20,7 @@ from finlint.outputs import PairedCommand
 from finlint.ruledocs import rule_text, rules_page
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 _split = selector.split
@@ -43,7 +44,7 @@ def _policies(policy_dirs: tuple[Path, ...]) -> list[Policy]:
         sys.exit(EXIT_USAGE)
 
 
-def _cost_options(fn: Any) -> Any:
+def _cost_options(fn: F) -> F:
     """--usage-file, --region, --pricing: shared by `scan` and `cost`."""
     fn = click.option(
         "--pricing",
@@ -75,7 +76,7 @@ def _cost_guard(fn: Any) -> Any:
         sys.exit(EXIT_USAGE)
 
 
-def _output_options(fn: Any) -> Any:
+def _output_options(fn: F) -> F:
     """--format / --output, repeatable in pairs: `--format sarif --output f.sarif --format github`."""
     from finlint.reporters import REPORTERS
 
@@ -96,7 +97,7 @@ def _output_options(fn: Any) -> Any:
     )(fn)
 
 
-def _fail_on_option(what: str) -> Any:
+def _fail_on_option(what: str) -> Callable[[F], F]:
     """--fail-on, shared by `scan` and `diff` (which counts only new findings)."""
     return click.option(
         "--fail-on",
@@ -107,7 +108,7 @@ def _fail_on_option(what: str) -> Any:
     )
 
 
-def _selection_options(fn: Any) -> Any:
+def _selection_options(fn: F) -> F:
     """--select / --ignore / --policy-dir / --exclude: which rules run over which files."""
     fn = click.option("--exclude", multiple=True, help="Glob of paths to skip (repeatable).")(fn)
     fn = click.option(

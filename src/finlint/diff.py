@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from finlint.baseline import Comparison, Entry, compare
-from finlint.scan import ScanOptions, ScanResult, display_path
+from finlint.result import ScanResult
+from finlint.scan import ScanOptions, display_path
 
 GIT_TIMEOUT_S = 300
 # Set by git while a hook runs (pre-commit): they would point the worktree at the wrong index.

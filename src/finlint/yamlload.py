@@ -20,7 +20,7 @@ import yaml
 MAX_EXPANDED_NODES = 250_000  # the same cap cfn-lint uses
 
 
-class LineDict(dict):
+class LineDict(dict[Any, Any]):
     """A mapping with source lines: ``line``/``end_line`` of the node, ``key_lines[key]``."""
 
     line: int = 0
@@ -29,10 +29,10 @@ class LineDict(dict):
 
     def line_of(self, key: Any, default: int | None = None) -> int:
         lines = getattr(self, "key_lines", None) or {}
-        return lines.get(key, default if default is not None else self.line)
+        return int(lines.get(key, default if default is not None else self.line))
 
 
-class LineList(list):
+class LineList(list[Any]):
     """A sequence with source lines: ``line``/``end_line`` and ``item_lines[i]``."""
 
     line: int = 0
@@ -159,7 +159,7 @@ def load_all(text: str, is_json: bool = False) -> list[Any]:
     loader.source_lines = re.split("\r\n|\r|\n", text)
     try:
         docs = []
-        while loader.check_data():
+        while loader.check_data():  # type: ignore[no-untyped-call]
             docs.append(loader.get_data())
     except yaml.YAMLError as exc:
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]

@@ -46,7 +46,7 @@ def information_uri() -> str:
             if label.strip().lower() in ("homepage", "repository", "source") and url.strip().startswith(
                 "https://"
             ):
-                return url.strip()
+                return str(url).strip()
     except Exception:  # noqa: BLE001 - metadata is optional here
         pass
     return DEFAULT_URI

@@ -352,7 +352,7 @@ def _to_bool(value: Any) -> bool:
     if isinstance(value, bool):
         return value
     if value in ("true", "false"):
-        return value == "true"
+        return bool(value == "true")
     raise EvalError(f"{value!r} is not a bool")
 
 
