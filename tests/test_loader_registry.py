@@ -71,7 +71,12 @@ def test_a_broken_loader_fails_loudly(monkeypatch: pytest.MonkeyPatch, tmp_path:
     """Regression (issue 9, bug 3): a loader that cannot be imported used to switch its format
     off silently ("0 findings, exit 0"); now it is exit 2 with the reason."""
     broken = LoaderSpec(
-        "kubernetes", "finlint.loaders.no_such_module", "document", (".yaml",), ("#",), {"kubernetes": "m.yaml"}
+        "kubernetes",
+        "finlint.loaders.no_such_module",
+        "document",
+        (".yaml",),
+        ("#",),
+        {"kubernetes": "m.yaml"},
     )
     registry = tuple(broken if s.format == "kubernetes" else s for s in REGISTRY)
     monkeypatch.setattr(loaders, "REGISTRY", registry)
