@@ -1,0 +1,107 @@
+"""One load_directory run: its state, the .tf files it parsed, and the limits it works within."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from finlint import ir
+from finlint.loaders.terraform import hcl as h
+from finlint.loaders.terraform import mapping as m
+
+FORMAT = "terraform"
+MAX_MODULE_DEPTH = 12
+MAX_INSTANCES = 256  # for_each keys expanded one by one; beyond that: one record, multiplied
+META_ARGS = {"count", "for_each", "provider", "depends_on", "lifecycle", "provisioner", "connection"}
+MODULE_META = {"source", "version", "count", "for_each", "providers", "depends_on"}
+EKS_SOURCE = re.compile(
+    r"^(?:registry\.terraform\.io/)?terraform-aws-modules/eks/aws"
+    r"(?://modules/(eks-managed-node-group|self-managed-node-group))?$"
+)
+_NOT_RESOURCE_ROOTS = {"var", "local", "data", "module", "each", "count", "path", "terraform", "self"}
+UNKNOWN_TEXT = "${unknown}"
+
+
+@dataclass
+class TfFile:
+    path: Path
+    display: str
+    text: str
+    body: h.Body
+
+    @property
+    def lines(self) -> list[str]:
+        return self.text.splitlines()
+
+
+@dataclass
+class Decl:
+    block: h.Block
+    file: TfFile
+
+
+@dataclass
+class Run:
+    """State of one load_directory call."""
+
+    root: Path
+    display: Callable[[Path], str]
+    options: dict[str, Any]
+    result: ir.LoadResult = field(default_factory=ir.LoadResult)
+    items: list[m.Item] = field(default_factory=list)
+    embedded: list[ir.Record] = field(default_factory=list)
+    modules_json: dict[str, Path] | None = None
+    notified: set[str] = field(default_factory=set)
+
+    def notice(self, file: str, line: int, message: str) -> None:
+        if message not in self.notified:
+            self.notified.add(message)
+            self.result.notices.append(ir.Notice(file, line, message))
+
+
+def read_file(run: Run, path: Path) -> str | None:
+    shown = run.display(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        run.result.errors.append(ir.LoadError(shown, 1, f"cannot read file: {exc.strerror or exc}"))
+        return None
+    if len(raw) > h.MAX_FILE_BYTES:
+        run.result.errors.append(ir.LoadError(shown, 1, "file is larger than 4 MiB; not parsed"))
+        return None
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        run.result.errors.append(ir.LoadError(shown, 1, "not UTF-8 text (a binary file?)"))
+        return None
+
+
+def parse_files(run: Run, files: list[Path]) -> list[TfFile]:
+    out: list[TfFile] = []
+    for path in files:
+        text = read_file(run, path)
+        if text is None:
+            continue
+        shown = run.display(path)
+        try:
+            body = h.parse_text(text)
+        except h.HclError as exc:
+            run.result.errors.append(ir.LoadError(shown, exc.line, exc.message))
+            continue
+        for name, line in duplicates(body):
+            run.result.notices.append(
+                ir.Notice(
+                    shown, line, f"argument {name!r} is defined twice in one block; the last one is used"
+                )
+            )
+        out.append(TfFile(path, shown, text, body))
+    return out
+
+
+def duplicates(body: h.Body) -> list[tuple[str, int]]:
+    out = list(body.duplicates)
+    for block in body.blocks:
+        out.extend(duplicates(block.body))
+    return out
