@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from finlint import ir
+from finlint import coerce, ir
 from finlint.loaders import DocContext
 from finlint.yamlload import LineDict, LineList
 
@@ -239,51 +239,10 @@ def scalar_text(value: Any) -> str:
 # -- typed conversions ------------------------------------------------------------------------
 
 
-def _as_str(value: Any, key: str) -> Any:
-    if value is None or isinstance(value, ir.Unknown):
-        return value
-    if isinstance(value, bool):
-        return ir.Unknown(f"{key} is a boolean, not a string")
-    if isinstance(value, (str, int, float)):
-        return str(value)
-    return ir.Unknown(f"{key} is not a string")
-
-
-def _as_int(value: Any, key: str) -> Any:
-    if value is None or isinstance(value, ir.Unknown):
-        return value
-    if isinstance(value, bool):
-        return ir.Unknown(f"{key} is a boolean, not a number")
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, str) and _INT_TEXT.match(value):
-        return int(value)
-    return ir.Unknown(f"{key} is not an integer: {value!r:.40}")
-
-
-def _as_float(value: Any, key: str) -> Any:
-    if value is None or isinstance(value, ir.Unknown):
-        return value
-    if isinstance(value, bool):
-        return ir.Unknown(f"{key} is a boolean, not a number")
-    if isinstance(value, (int, float)):
-        return value
-    if isinstance(value, str) and _FLOAT_TEXT.match(value):
-        number = float(value)
-        return int(number) if number.is_integer() else number
-    return ir.Unknown(f"{key} is not a number: {value!r:.40}")
-
-
-def _as_bool(value: Any, key: str) -> Any:
-    if value is None or isinstance(value, ir.Unknown):
-        return value
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
-        return value.strip().lower() == "true"
-    return ir.Unknown(f"{key} is not a boolean: {value!r:.40}")
+_as_str = coerce.to_str
+_as_int = coerce.to_int
+_as_float = coerce.to_float
+_as_bool = coerce.to_bool
 
 
 _CONVERT: dict[type, Callable[[Any, str], Any]] = {

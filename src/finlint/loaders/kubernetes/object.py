@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any, Iterator
 
+from finlint import coerce
 from finlint.ir import Location, Maybe, Suppression, Unknown
 from finlint.loaders import DocContext
 from finlint.quantity import quantity_to_gib
@@ -63,15 +64,7 @@ def integer(value: Any, what: str) -> Maybe[int]:
         return value
     if templated(value):
         return placeholder(what, value)
-    if isinstance(value, bool):
-        return Unknown(f"{what} is a boolean, not a number")
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, str) and re.fullmatch(r"\s*[+-]?\d+\s*", value):
-        return int(value)
-    return Unknown(f"{what} is not an integer ({value!r})")
+    return coerce.to_int(value, what)
 
 
 def boolean(value: Any, what: str) -> Maybe[bool]:
@@ -79,9 +72,7 @@ def boolean(value: Any, what: str) -> Maybe[bool]:
         return value
     if templated(value):
         return placeholder(what, value)
-    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
-        return value.strip().lower() == "true"
-    return Unknown(f"{what} is not a boolean ({value!r})")
+    return coerce.to_bool(value, what)
 
 
 def gib(value: Any, what: str) -> Maybe[float]:

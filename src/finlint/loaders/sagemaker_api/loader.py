@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from finlint import catalog, ir
+from finlint import catalog, coerce, ir
 from finlint.loaders.base import DocContext, FieldCollector, no_finalize
 from finlint.yamlload import LineDict, LineList
 
@@ -159,21 +159,9 @@ class _Reader:
         if isinstance(value, str) and _TEMPLATED.search(value):
             return ir.Unknown(f"{key} is templated: {value:.60}")
         if kind is int:
-            if isinstance(value, bool):
-                return ir.Unknown(f"{key} is a boolean, not an integer")
-            if isinstance(value, int):
-                return value
-            if isinstance(value, float) and value.is_integer():
-                return int(value)
-            if isinstance(value, str) and _INT_TEXT.match(value):
-                return int(value)
-            return ir.Unknown(f"{key} is not an integer: {value!r:.40}")
+            return coerce.to_int(value, key)
         if kind is bool:
-            if isinstance(value, bool):
-                return value
-            if isinstance(value, str) and value.strip().lower() in ("true", "false"):
-                return value.strip().lower() == "true"
-            return ir.Unknown(f"{key} is not a boolean: {value!r:.40}")
+            return coerce.to_bool(value, key)
         if isinstance(value, str):
             return value
         return ir.Unknown(f"{key} is not a string: {value!r:.40}")

@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from finlint import ir
+from finlint import coerce, ir
 from finlint.ir import Unknown
 from finlint.yamlload import LineDict, LineList
 
@@ -61,52 +61,19 @@ def get(values: Any, path: str) -> tuple[Any, int | None]:
 
 
 def as_int(value: Any) -> Any:
-    if value is None or isinstance(value, Unknown):
-        return value
-    if isinstance(value, bool):
-        return Unknown("boolean where a number was expected")
-    if isinstance(value, (int, float)):
-        return int(value)
-    if isinstance(value, str):
-        try:
-            return int(float(value))
-        except ValueError:
-            return Unknown(f"{value!r} is not a number")
-    return Unknown("not a number")
+    return coerce.to_int(value)
 
 
 def as_float(value: Any) -> Any:
-    value = value if not isinstance(value, str) else _num(value)
-    if value is None or isinstance(value, Unknown):
-        return value
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return float(value)
-    return Unknown("not a number")
-
-
-def _num(s: str) -> Any:
-    try:
-        return float(s)
-    except ValueError:
-        return Unknown(f"{s!r} is not a number")
+    return coerce.to_float(value)
 
 
 def as_str(value: Any) -> Any:
-    if value is None or isinstance(value, (Unknown, str)):
-        return value
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return str(value)
-    return Unknown("not a string")
+    return coerce.to_str(value)
 
 
 def as_bool(value: Any) -> Any:
-    if value is None or isinstance(value, (Unknown, bool)):
-        return value
-    if value in ("true", "false"):
-        return value == "true"
-    return Unknown("not a boolean")
+    return coerce.to_bool(value)
 
 
 def as_str_tuple(value: Any) -> Any:
