@@ -25,7 +25,7 @@ from finlint.loaders.cloudformation.values import (
     scalar_text,
     sub_args,
 )
-from finlint.loaders.sagemaker_api.loader import training_jobs_from_asl
+from finlint.loaders.sagemaker_api.asl import training_jobs_from_asl
 from finlint.yamlload import LineDict, LineList, YamlLoadError, load_all
 
 _BLOCK_LITERAL = re.compile(r"\|[0-9+-]*\s*(?:#.*)?$")

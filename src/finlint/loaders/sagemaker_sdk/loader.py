@@ -338,7 +338,7 @@ def _api_record(
     result: LoadResult,
 ) -> Record | None:
     try:
-        from finlint.loaders.sagemaker_api.loader import training_job_from_request
+        from finlint.loaders.sagemaker_api.request import training_job_from_request
     except ImportError:
         result.notices.append(
             Notice(location.file, location.line, "create_training_job not analysed: API loader unavailable")
