@@ -11,11 +11,22 @@ exactly once. The SDK-specific meaning of calls lives in a subclass (``sagemaker
 from __future__ import annotations
 
 import ast
-import builtins
-from dataclasses import dataclass, field
 from typing import Any
 
 from finlint.ir import Unknown
+from finlint.loaders.sagemaker_sdk.folding import (
+    BUILTINS,
+    builtin_call,
+    dict_method,
+    dotted,
+    fold_unary,
+    merge_vars,
+    str_format,
+    target_name,
+    text_of,
+    truthy,
+)
+from finlint.loaders.sagemaker_sdk.scope import ClassVal, FuncVal, Scope
 from finlint.loaders.sagemaker_sdk.values import (
     CallArgs,
     ConfigVal,
@@ -30,50 +41,6 @@ from finlint.loaders.sagemaker_sdk.values import (
     partial_template,
     same,
 )
-
-_BUILTINS = frozenset(dir(builtins))
-
-
-class Scope:
-    """Names visible in a module, class or function body; lookups fall back to the parent."""
-
-    def __init__(self, parent: Scope | None, kind: str, name: str) -> None:
-        self.parent = parent
-        self.kind = kind  # module | class | function
-        self.name = name
-        self.vars: dict[str, Any] = {}
-
-    def lookup(self, name: str) -> Any:
-        scope: Scope | None = self
-        while scope is not None:
-            if name in scope.vars:
-                return scope.vars[name]
-            scope = scope.parent
-            while scope is not None and scope.kind == "class":
-                scope = scope.parent  # class bodies are not visible from methods
-        raise KeyError(name)
-
-
-@dataclass(eq=False)
-class FuncVal:
-    """A function defined in the file; its body is walked once, its return value remembered."""
-
-    node: ast.FunctionDef | ast.AsyncFunctionDef
-    parent: Scope
-    context: tuple[str, ...]  # enclosing function / class names
-    is_test: bool
-    state: str = "pending"  # pending | running | done
-    returns: list[Any] = field(default_factory=list)
-    result: Any = None
-
-
-@dataclass(eq=False)
-class ClassVal:
-    """A class defined in the file (its body's constants are readable as ``Class.NAME``)."""
-
-    name: str
-    scope: Scope
-    sdk_base: Ref | None = None  # an SDK class it extends (``class MyEstimator(PyTorch)``)
 
 
 class Interpreter:
@@ -118,17 +85,17 @@ class Interpreter:
 
     def exec_stmt(self, stmt: ast.stmt, scope: Scope) -> None:  # noqa: C901 - a dispatch table
         if isinstance(stmt, ast.Assign):
-            value = self.eval_named(stmt.value, scope, _target_name(stmt.targets[0]))
+            value = self.eval_named(stmt.value, scope, target_name(stmt.targets[0]))
             for target in stmt.targets:
                 self.bind(target, value, scope, stmt.value)
         elif isinstance(stmt, ast.AnnAssign):
             if stmt.value is not None:
-                value = self.eval_named(stmt.value, scope, _target_name(stmt.target))
+                value = self.eval_named(stmt.value, scope, target_name(stmt.target))
                 self.bind(stmt.target, value, scope, stmt.value)
         elif isinstance(stmt, ast.AugAssign):
             current = self.eval(stmt.target, scope) if isinstance(stmt.target, ast.Name) else Unknown()
             right = self.eval(stmt.value, scope)
-            value = fold_binop(type(stmt.op).__name__, current, right, _text(stmt))
+            value = fold_binop(type(stmt.op).__name__, current, right, text_of(stmt))
             self.bind(stmt.target, value, scope, stmt.value)
         elif isinstance(stmt, ast.Expr):
             self.eval(stmt.value, scope)
@@ -142,7 +109,7 @@ class Interpreter:
             self.exec_loop(stmt.body, stmt.orelse, scope, None)
         elif isinstance(stmt, (ast.With, ast.AsyncWith)):
             for item in stmt.items:
-                name = _target_name(item.optional_vars) if item.optional_vars is not None else None
+                name = target_name(item.optional_vars) if item.optional_vars is not None else None
                 value = self.eval_named(item.context_expr, scope, name)
                 if item.optional_vars is not None:
                     self.bind(item.optional_vars, value, scope, item.context_expr)
@@ -184,10 +151,10 @@ class Interpreter:
     def exec_if(self, stmt: ast.If, scope: Scope) -> None:
         test = self.eval(stmt.test, scope)
         if is_known_scalar(test) or isinstance(test, (tuple, DictVal)):
-            self.exec_block(stmt.body if _truthy(test) else stmt.orelse, scope)
+            self.exec_block(stmt.body if truthy(test) else stmt.orelse, scope)
             return
         self.exec_branches(
-            [stmt.body, stmt.orelse], scope, f"assigned differently under `if {_text(stmt.test)}`"
+            [stmt.body, stmt.orelse], scope, f"assigned differently under `if {text_of(stmt.test)}`"
         )
 
     def exec_branches(self, bodies: list[list[ast.stmt]], scope: Scope, reason: str) -> None:
@@ -197,7 +164,7 @@ class Interpreter:
             scope.vars = dict(saved)
             self.exec_block(body, scope)
             results.append(scope.vars)
-        scope.vars = _merge_vars(results, reason)
+        scope.vars = merge_vars(results, reason)
 
     def exec_loop(
         self, body: list[ast.stmt], orelse: list[ast.stmt], scope: Scope, target: ast.expr | None
@@ -210,7 +177,7 @@ class Interpreter:
             self.exec_block(body, scope)
         finally:
             self.loop_depth -= 1
-        scope.vars = _merge_vars([saved, scope.vars], "assigned in a loop")
+        scope.vars = merge_vars([saved, scope.vars], "assigned in a loop")
         self.exec_block(orelse, scope)
 
     def exec_try(self, stmt: Any, scope: Scope) -> None:
@@ -226,7 +193,7 @@ class Interpreter:
         is_test = (
             self.in_test
             or stmt.name.startswith("test")
-            or any(_dotted(getattr(d, "func", d)).endswith("fixture") for _, d in decorators)
+            or any(dotted(getattr(d, "func", d)).endswith("fixture") for _, d in decorators)
         )
         func = FuncVal(stmt, scope, tuple(self.context), is_test)
         scope.vars[stmt.name] = func
@@ -247,7 +214,7 @@ class Interpreter:
         self.in_test = (
             self.in_test
             or stmt.name.startswith("Test")
-            or any(_dotted(b).endswith("TestCase") for b in stmt.bases)
+            or any(dotted(b).endswith("TestCase") for b in stmt.bases)
         )
         self.context.append(stmt.name)
         try:
@@ -351,17 +318,17 @@ class Interpreter:
             try:
                 return scope.lookup(node.id)
             except KeyError:
-                if node.id in _BUILTINS:
+                if node.id in BUILTINS:
                     return Ref(f"builtins.{node.id}")
                 return Unknown(f"'{node.id}' is not defined in this file")
         if isinstance(node, ast.Attribute):
             return self.eval_attribute(node, scope)
         if isinstance(node, ast.BinOp):
             left, right = self.eval(node.left, scope), self.eval(node.right, scope)
-            return fold_binop(type(node.op).__name__, left, right, _text(node))
+            return fold_binop(type(node.op).__name__, left, right, text_of(node))
         if isinstance(node, ast.UnaryOp):
             operand = self.eval(node.operand, scope)
-            return _fold_unary(node, operand)
+            return fold_unary(node, operand)
         if isinstance(node, ast.BoolOp):
             return self.eval_boolop(node, scope)
         if isinstance(node, ast.Compare):
@@ -369,7 +336,7 @@ class Interpreter:
             result: Any = True
             for op, comparator in zip(node.ops, node.comparators, strict=False):
                 right = self.eval(comparator, scope)
-                step = fold_compare(type(op).__name__, left, right, _text(node))
+                step = fold_compare(type(op).__name__, left, right, text_of(node))
                 if isinstance(step, Unknown) or result is True:
                     result = step
                 left = right
@@ -415,7 +382,7 @@ class Interpreter:
         for child in ast.iter_child_nodes(node):  # Starred, Slice, FormattedValue...: side effects
             if isinstance(child, ast.expr):
                 self.eval(child, scope)
-        return Unknown(f"`{_text(node)}` is not evaluated statically")
+        return Unknown(f"`{text_of(node)}` is not evaluated statically")
 
     def eval_attribute(self, node: ast.Attribute, scope: Scope) -> Any:
         base = self.eval(node.value, scope)
@@ -424,7 +391,7 @@ class Interpreter:
         if isinstance(base, NamespaceVal):
             if node.attr in base.values:
                 return base.values[node.attr]
-            return Unknown(f"`{_text(node)}` is not an argument defined in this file")
+            return Unknown(f"`{text_of(node)}` is not an argument defined in this file")
         if isinstance(base, ClassVal):
             if node.attr in base.scope.vars:
                 return base.scope.vars[node.attr]
@@ -436,26 +403,26 @@ class Interpreter:
 
     def attribute_of(self, base: Any, attr: str, node: ast.Attribute) -> Any:
         """Attribute of a tracked object; subclasses add SDK objects."""
-        return Unknown(f"`{_text(node)}` is not known statically")
+        return Unknown(f"`{text_of(node)}` is not known statically")
 
     def eval_boolop(self, node: ast.BoolOp, scope: Scope) -> Any:
         values = [self.eval(v, scope) for v in node.values]
         is_or = isinstance(node.op, ast.Or)
         for value in values[:-1]:
             if not (is_known_scalar(value) or isinstance(value, tuple)):
-                return Unknown(f"`{_text(node)}` depends on a value not known statically")
-            if _truthy(value) == is_or:
+                return Unknown(f"`{text_of(node)}` depends on a value not known statically")
+            if truthy(value) == is_or:
                 return value
         return values[-1]
 
     def eval_ifexp(self, node: ast.IfExp, scope: Scope) -> Any:
         test = self.eval(node.test, scope)
         if is_known_scalar(test) or isinstance(test, tuple):
-            return self.eval(node.body if _truthy(test) else node.orelse, scope)
+            return self.eval(node.body if truthy(test) else node.orelse, scope)
         body, orelse = self.eval(node.body, scope), self.eval(node.orelse, scope)
         if same(body, orelse):
             return body
-        return Unknown(f"depends on `{_text(node.test)}`")
+        return Unknown(f"depends on `{text_of(node.test)}`")
 
     def eval_dict(self, node: ast.Dict, scope: Scope) -> DictVal:
         out = DictVal(line=node.lineno, end_line=node.end_lineno or node.lineno)
@@ -493,13 +460,13 @@ class Interpreter:
                 value = self.eval(part.value, scope)
                 if part.format_spec is not None or part.conversion not in (-1, None):
                     known = False
-                    parts.append("{" + _text(part.value) + "}")
+                    parts.append("{" + text_of(part.value) + "}")
                     continue
                 if isinstance(value, (str, int, float)) and not isinstance(value, bool):
                     parts.append(str(value))
                 else:
                     known = False
-                    parts.append(partial_template(value, _text(part.value)))
+                    parts.append(partial_template(value, text_of(part.value)))
         text = "".join(parts)
         return text if known else PartialStr(text)
 
@@ -510,18 +477,18 @@ class Interpreter:
             found = base.lookup(key, node.lineno)
             if found is not None:
                 return found[0]
-            return Unknown(f"`{_text(node)}`: no such key")
+            return Unknown(f"`{text_of(node)}`: no such key")
         index_ok = isinstance(key, int) and not isinstance(key, bool)
         if isinstance(base, tuple) and index_ok and -len(base) <= key < len(base):
             return base[key]
-        return Unknown(f"`{_text(node)}` is not known statically")
+        return Unknown(f"`{text_of(node)}` is not known statically")
 
     def eval_args(self, node: ast.Call, scope: Scope) -> CallArgs:
         args = CallArgs(node.lineno, node.end_lineno or node.lineno)
         for arg in node.args:
             if isinstance(arg, ast.Starred):
                 self.eval(arg.value, scope)
-                args.open, args.open_reason = True, f"*{_text(arg.value)} is not known statically"
+                args.open, args.open_reason = True, f"*{text_of(arg.value)} is not known statically"
                 continue
             args.positional.append(self.eval(arg, scope))
         spread: list[tuple[Any, ast.keyword]] = []
@@ -537,9 +504,9 @@ class Interpreter:
                     if isinstance(key, str) and key not in args.keywords:
                         args.keywords[key] = entry
                 if value.open:
-                    args.open, args.open_reason = True, f"**{_text(kw.value)} may hold more arguments"
+                    args.open, args.open_reason = True, f"**{text_of(kw.value)} may hold more arguments"
             else:
-                args.open, args.open_reason = True, f"**{_text(kw.value)} is not known statically"
+                args.open, args.open_reason = True, f"**{text_of(kw.value)} is not known statically"
         return args
 
     def eval_call(self, node: ast.Call, scope: Scope) -> Any:
@@ -564,153 +531,9 @@ class Interpreter:
         if method is None and isinstance(callee, FuncVal):
             return self.walk_function(callee)
         if method is not None and isinstance(callee, DictVal):
-            return _dict_method(callee, method, args, node, scope)
+            return dict_method(callee, method, args, node, scope)
         if method == "format" and isinstance(callee, (str, PartialStr)):
-            return _str_format(callee, args)
+            return str_format(callee, args)
         if isinstance(callee, Ref) and callee.qualname.startswith("builtins."):
-            return _builtin_call(callee.last, args, node)
-        return Unknown(f"result of `{_text(node.func)}(...)`")
-
-
-def _str_format(template: str | PartialStr, args: CallArgs) -> Any:
-    """``"s3://{}/{}/ckpt".format(bucket, prefix)``: the text when every argument is known, else a
-    PartialStr (present, partly dynamic), as for the equivalent f-string."""
-    text = template.template if isinstance(template, PartialStr) else template
-    values = [*args.positional, *(value for value, _ in args.keywords.values())]
-    known = not args.open and not isinstance(template, PartialStr)
-    known = known and all(isinstance(v, (str, int, float)) and not isinstance(v, bool) for v in values)
-    if known:
-        try:
-            return text.format(*args.positional, **{k: v for k, (v, _) in args.keywords.items()})
-        except (IndexError, KeyError, ValueError, AttributeError, TypeError):
-            pass
-    return PartialStr(text)
-
-
-def _dict_method(d: DictVal, method: str, args: CallArgs, node: ast.Call, scope: Scope) -> Any:
-    if method == "get" and args.positional:
-        key = args.positional[0]
-        default = args.positional[1] if len(args.positional) > 1 else None
-        if is_known_scalar(key):
-            found = d.lookup(key, node.lineno)
-            return found[0] if found is not None else default
-    if method == "copy":
-        return d.copy()
-    if method == "update" and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name):
-        updated = d.copy()
-        for value in args.positional:
-            Interpreter.merge_into(updated, value, node.lineno, "update() with a value not known")
-        for key, entry in args.keywords.items():
-            updated.entries[key] = entry
-        updated.open = updated.open or args.open
-        name = node.func.value.id
-        target = scope
-        while name not in target.vars and target.parent is not None:
-            target = target.parent
-        target.vars[name] = updated
-        return None
-    return Unknown(f"result of dict.{method}()")
-
-
-def _builtin_call(name: str, args: CallArgs, node: ast.Call) -> Any:
-    if name == "dict":
-        out = DictVal(line=node.lineno, end_line=node.end_lineno or node.lineno)
-        for value in args.positional:
-            Interpreter.merge_into(out, value, node.lineno, "dict() of a value not known")
-        out.entries.update(args.keywords)
-        out.open = out.open or args.open
-        return out
-    if name in ("int", "float", "str", "bool") and len(args.positional) == 1 and not args.keywords:
-        value = args.positional[0]
-        if is_known_scalar(value) and value is not None:
-            try:
-                return {"int": int, "float": float, "str": str, "bool": bool}[name](value)
-            except (TypeError, ValueError):
-                return Unknown(f"{name}() of {value!r} fails")
-    if name in ("min", "max") and args.positional and not args.open:
-        values = args.positional[0] if len(args.positional) == 1 else tuple(args.positional)
-        if (
-            isinstance(values, tuple)
-            and values
-            and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
-        ):
-            return min(values) if name == "min" else max(values)
-    return Unknown(f"result of {name}()")
-
-
-def _fold_unary(node: ast.UnaryOp, operand: Any) -> Any:
-    if isinstance(node.op, ast.Not) and (is_known_scalar(operand) or isinstance(operand, tuple)):
-        return not _truthy(operand)
-    if isinstance(operand, (int, float)) and not isinstance(operand, bool):
-        if isinstance(node.op, ast.USub):
-            return -operand
-        if isinstance(node.op, ast.UAdd):
-            return operand
-    return Unknown(f"`{_text(node)}` depends on a value not known statically")
-
-
-def _truthy(value: Any) -> bool:
-    if isinstance(value, DictVal):
-        return bool(value.entries) or value.open
-    return bool(value)
-
-
-def _merge_vars(results: list[dict[str, Any]], reason: str) -> dict[str, Any]:
-    """Names after branches. Definitions (imports, defs, classes) made on only some branches
-    (``try: from a import X`` / ``except ImportError: from b import X``) stay usable."""
-    out: dict[str, Any] = {}
-    names: set[str] = set()
-    for r in results:
-        names.update(r)
-    for name in names:
-        present = [r[name] for r in results if name in r]
-        if all(isinstance(v, (Ref, FuncVal, ClassVal)) for v in present):
-            refs = [v for v in present if isinstance(v, Ref)]
-            if len(refs) == len(present) and len({v.last for v in refs}) == 1:
-                out[name] = present[0]
-                continue
-            if len(present) < len(results) and len({id(v) for v in present}) == 1:
-                out[name] = present[0]
-                continue
-        values = [r[name] if name in r else Unknown(reason) for r in results]
-        merged = values[0]
-        for value in values[1:]:
-            merged = merge(merged, value, reason)
-        out[name] = merged
-    return out
-
-
-def _target_name(target: ast.expr) -> str | None:
-    if isinstance(target, ast.Name):
-        return target.id
-    if isinstance(target, ast.Attribute):
-        return target.attr
-    if isinstance(target, ast.Subscript):
-        key = target.slice
-        if isinstance(key, ast.Constant) and isinstance(key.value, str):
-            return key.value
-        return _target_name(target.value)
-    return None
-
-
-def _dotted(node: ast.AST) -> str:
-    """``a.b.c`` for a name or attribute chain, else ""."""
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        return f"{_dotted(node.value)}.{node.attr}"
-    return ""
-
-
-def _text(node: ast.AST) -> str:
-    """Short source text for messages; long expressions are not unparsed (that would make deep
-    chains such as ``a + b + c + ...`` quadratic)."""
-    line, end = getattr(node, "lineno", None), getattr(node, "end_lineno", None)
-    col, end_col = getattr(node, "col_offset", 0), getattr(node, "end_col_offset", 0)
-    if line is not None and (end != line or (end_col or 0) - (col or 0) > 120):
-        return f"<{type(node).__name__.lower()} expression>"
-    try:
-        text = ast.unparse(node)
-    except Exception:  # noqa: BLE001 - unparse of odd nodes must not break a scan
-        return "<expression>"
-    return text if len(text) <= 80 else text[:77] + "..."
+            return builtin_call(callee.last, args, node)
+        return Unknown(f"result of `{text_of(node.func)}(...)`")

@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from finlint.ir import Unknown
-from finlint.loaders.sagemaker_sdk.interp import ClassVal, FuncVal, Interpreter, Scope
+from finlint.loaders.sagemaker_sdk.interp import Interpreter
+from finlint.loaders.sagemaker_sdk.scope import ClassVal, FuncVal, Scope
 from finlint.loaders.sagemaker_sdk.values import (
     CallArgs,
     ClientVal,
