@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from finlint.cli import main
 from finlint.finding import Cost, Finding
-from finlint.reporters import ReportContext
+from finlint.reporters import ReportContext, github
 from finlint.reporters.github import annotation, escape_property, select
 
 ANNOTATION = re.compile(
@@ -133,4 +133,14 @@ def test_context_is_unused_by_annotations() -> None:
         def monthly_usd(self) -> float:
             return 0.0
 
-    assert github.render(Empty(), ReportContext(extra={"no_step_summary": True})) == "finlint: 0 finding(s)\n"
+    assert github.render(Empty(), ReportContext()) == "finlint: 0 finding(s)\n"  # type: ignore[arg-type]
+
+
+def test_render_only_formats(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Reporters only format: the job-summary write belongs to the output stage (outputs.emit)."""
+    summary = tmp_path / "summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    f = Finding("FIN101", "x", "high", "a.yaml", 3, 3, "Job", "no max runtime")
+    result = type("R", (), {"active": lambda self: [f], "monthly_usd": lambda self: 0.0})()
+    github.render(result, ReportContext())
+    assert not summary.exists()

@@ -227,14 +227,14 @@ def scan(
         {"tf_var_files": list(var_file), "tf_vars": _parse_vars(tf_vars)},
     )
     result = _cost_guard(lambda: lint(run.options, run.policies))
-    extra: dict[str, Any] = {"engine": run.options.engine, "show_undetermined": show_undetermined}
+    comparison = None
     known = baseline or (run.config.baseline if write_baseline is None else None)
     if write_baseline is not None:
         count = baselines.write(write_baseline, result.findings)
         click.echo(f"finlint: wrote {count} finding(s) to baseline {write_baseline}", err=True)
     elif known is not None:
         try:
-            extra["comparison"] = baselines.compare(
+            comparison = baselines.compare(
                 result.findings, baselines.load(known), f"baseline {known}"
             )
         except baselines.BaselineError as exc:
@@ -243,7 +243,12 @@ def scan(
     to_stdout = any(path is None for _, path in targets)
     use_color = (to_stdout and sys.stdout.isatty()) if color is None else color
     context = ReportContext(
-        fail_on=run.fail_on, color=use_color, max_monthly_usd=run.max_monthly_usd, extra=extra
+        fail_on=run.fail_on,
+        color=use_color,
+        max_monthly_usd=run.max_monthly_usd,
+        engine=run.options.engine,
+        show_undetermined=show_undetermined,
+        comparison=comparison,
     )
     emit(result, context, targets)
     code = EXIT_OK if write_baseline is not None else result.exit_code(run.fail_on, run.max_monthly_usd)
@@ -371,10 +376,13 @@ def diff_cmd(
     except diff.DiffError as exc:
         click.echo(f"finlint: error: {exc}", err=True)
         sys.exit(EXIT_USAGE)
-    extra: dict[str, Any] = {"engine": run.options.engine, "comparison": comparison}
     use_color = any(path is None for _, path in targets) and sys.stdout.isatty()
     context = ReportContext(
-        fail_on=run.fail_on, color=use_color, max_monthly_usd=run.max_monthly_usd, extra=extra
+        fail_on=run.fail_on,
+        color=use_color,
+        max_monthly_usd=run.max_monthly_usd,
+        engine=run.options.engine,
+        comparison=comparison,
     )
     emit(result, context, targets)
     code = result.exit_code(run.fail_on, run.max_monthly_usd)

@@ -93,16 +93,6 @@ def worktree(root: Path, commit: str) -> Iterator[Path]:
             git(["worktree", "prune"], root)
 
 
-@contextmanager
-def _chdir(path: Path) -> Iterator[None]:
-    old = Path.cwd()
-    os.chdir(path)
-    try:
-        yield
-    finally:
-        os.chdir(old)
-
-
 def _in_tree(path: Path, root: Path, tree: Path) -> Path:
     absolute = path if path.is_absolute() else Path.cwd() / path
     try:
@@ -136,10 +126,10 @@ def run(
             base_cwd = tree / cwd.relative_to(root)
         except ValueError:
             base_cwd = tree
-        base_paths = [p for p in (_in_tree(p, root, tree) for p in paths) if (base_cwd / p).exists()]
+        in_tree = (_in_tree(p, root, tree) for p in paths)
+        base_paths = [base_cwd / p for p in in_tree if (base_cwd / p).exists()]
         if base_paths and base_cwd.is_dir():
-            with _chdir(base_cwd):
-                base = scan(replace(options, paths=base_paths))
+            base = scan(replace(options, paths=base_paths, display_root=base_cwd))
             base_findings = [f for f in base.findings if f.suppressed is None]
         else:
             base_findings = []

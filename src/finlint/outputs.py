@@ -9,13 +9,17 @@ Formats left without a file go to stdout; at most one may.
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import click
 
 from finlint.reporters import ReportContext, get_reporter
+
+if TYPE_CHECKING:
+    from finlint.result import ScanResult
 
 DEFAULT_FORMAT = "text"
 _FORMAT_FLAGS = ("--format",)
@@ -95,8 +99,22 @@ def plan(
     return pairs
 
 
-def emit(result: Any, context: ReportContext, targets: list[tuple[str, Path | None]]) -> None:
-    """Render each report once and write it to its file or to stdout."""
+def write_step_summary(result: ScanResult, context: ReportContext) -> None:
+    """On GitHub Actions, the Markdown report goes to the job summary (a courtesy: never fails)."""
+    path = os.environ.get("GITHUB_STEP_SUMMARY")
+    if not path:
+        return
+    try:
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write(get_reporter("markdown").render(result, replace(context, color=False)) + "\n")
+    except OSError:
+        pass  # annotations are the report
+
+
+def emit(result: ScanResult, context: ReportContext, targets: list[tuple[str, Path | None]]) -> None:
+    """Render each report once and write it to its file or to stdout (the only stage that writes)."""
+    if any(fmt == "github" for fmt, _ in targets):
+        write_step_summary(result, context)
     for fmt, path in targets:
         if path is None:
             click.echo(get_reporter(fmt).render(result, context), nl=False)

@@ -12,7 +12,7 @@ import os
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from finlint import loaders
 from finlint.engine import EngineConfig, Policy, Undetermined, load_policies, run_policies
@@ -21,6 +21,9 @@ from finlint.ir import LoadError, LoadResult, Notice, Record
 from finlint.linking import link
 from finlint.loaders import DirectoryLoader, DocContext, FileLoader, LoaderSpec
 from finlint.result import ScanResult
+
+if TYPE_CHECKING:
+    from finlint.cost.common import CostSettings
 
 SKIP_DIRS = {
     ".git",
@@ -51,26 +54,30 @@ class ScanOptions:
     policy_dirs: list[Path] = field(default_factory=list)
     exclude: list[str] = field(default_factory=list)
     loader_options: dict[str, Any] = field(default_factory=dict)  # tf_var_files, tf_vars, ...
-    cost_settings: Any = None  # finlint.cost settings (region, usage file, pricing overlay)
+    cost_settings: CostSettings | None = None  # region, usage file, pricing overlay
+    #: paths in findings are relative to this directory (None: the current directory)
+    display_root: Path | None = None
 
 
-def display_path(path: Path) -> str:
-    """Relative to the CWD with '/' separators (absolute when outside it)."""
+def display_path(path: Path, root: Path | None = None) -> str:
+    """Relative to ``root`` (default: the CWD) with '/' separators; absolute when outside it."""
     try:
-        rel = os.path.relpath(path)
+        rel = os.path.relpath(path if root is None else root / path, root)
     except ValueError:  # another drive on Windows
         rel = str(path)
     if rel.startswith(".."):
-        rel = str(path.absolute())
+        rel = str(path.absolute() if root is None else (root / path).absolute())
     return rel.replace(os.sep, "/")
 
 
-def _excluded(path: Path, patterns: list[str]) -> bool:
-    text = display_path(path)
+def _excluded(path: Path, patterns: list[str], root: Path | None = None) -> bool:
+    text = display_path(path, root)
     return any(fnmatch.fnmatch(text, p) or fnmatch.fnmatch(path.name, p) for p in patterns)
 
 
-def discover(paths: list[Path], exclude: list[str], errors: list[LoadError]) -> Iterator[Path]:
+def discover(
+    paths: list[Path], exclude: list[str], errors: list[LoadError], display_root: Path | None = None
+) -> Iterator[Path]:
     """Supported files under ``paths``; never follows directory symlinks (no loops)."""
     seen: set[str] = set()
     for root in paths:
@@ -78,13 +85,14 @@ def discover(paths: list[Path], exclude: list[str], errors: list[LoadError]) -> 
             is_dir = root.is_dir()
             exists = root.exists() or root.is_symlink()
         except OSError as exc:
-            errors.append(LoadError(display_path(root), 1, f"cannot read path: {exc.strerror or exc}"))
+            why = f"cannot read path: {exc.strerror or exc}"
+            errors.append(LoadError(display_path(root, display_root), 1, why))
             continue
         if not exists:
-            errors.append(LoadError(display_path(root), 1, "no such file or directory"))
+            errors.append(LoadError(display_path(root, display_root), 1, "no such file or directory"))
             continue
         if not is_dir:
-            if not _excluded(root, exclude):
+            if not _excluded(root, exclude, display_root):
                 yield root
             continue
         for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
@@ -94,11 +102,11 @@ def discover(paths: list[Path], exclude: list[str], errors: list[LoadError]) -> 
                 for d in dirnames
                 if d not in SKIP_DIRS
                 and not (base / d / "pyvenv.cfg").exists()
-                and not _excluded(base / d, exclude)
+                and not _excluded(base / d, exclude, display_root)
             )
             for name in sorted(filenames):
                 path = base / name
-                if not name.endswith(SUPPORTED_SUFFIXES) or _excluded(path, exclude):
+                if not name.endswith(SUPPORTED_SUFFIXES) or _excluded(path, exclude, display_root):
                     continue
                 key = str(path)
                 if key not in seen:
@@ -205,7 +213,8 @@ def load_paths(options: ScanOptions) -> tuple[LoadResult, int, dict[str, list[st
     texts: dict[str, list[str]] = {}
     directories: dict[LoaderSpec, dict[Path, None]] = {}
     count = 0
-    for path in discover(options.paths, options.exclude, result.errors):
+    show = partial(display_path, root=options.display_root)
+    for path in discover(options.paths, options.exclude, result.errors, options.display_root):
         directory_spec = loaders.spec_for_file(path.name, "directory")
         if directory_spec is not None:
             # A directory loader's unit is the directory: a changed main.tf or tfvars file
@@ -213,7 +222,7 @@ def load_paths(options: ScanOptions) -> tuple[LoadResult, int, dict[str, list[st
             directories.setdefault(directory_spec, {})[path.parent] = None
             continue
         count += 1
-        display = display_path(path)
+        display = show(path)
         text = read_text(path, display)
         if isinstance(text, LoadError):
             result.errors.append(text)
@@ -241,22 +250,23 @@ def _load_directories(
     module: DirectoryLoader = spec.load()
     skip = module.module_directories(dirs)
     count = 0
+    show = partial(display_path, root=options.display_root)
     for directory in sorted(dirs):
         files = sorted(
             f
             for suffix in spec.unit_files or spec.suffixes
             for f in directory.glob(f"*{suffix}")
-            if f.is_file() and not _excluded(f, options.exclude)
+            if f.is_file() and not _excluded(f, options.exclude, options.display_root)
         )
         count += len(files)
         for f in files:
-            text = read_text(f, display_path(f))
+            text = read_text(f, show(f))
             if isinstance(text, str):
-                texts[display_path(f)] = text.splitlines()
+                texts[show(f)] = text.splitlines()
         if directory in skip:
             continue
-        loader = partial(module.load_directory, directory, files, display_path, options.loader_options)
-        result.extend(_safe(loader, display_path(directory)))
+        loader = partial(module.load_directory, directory, files, show, options.loader_options)
+        result.extend(_safe(loader, show(directory)))
     return result, count
 
 

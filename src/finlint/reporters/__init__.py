@@ -7,8 +7,13 @@ imported only when their format is asked for.
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from finlint.baseline import Comparison
+    from finlint.engine import EngineConfig
+    from finlint.result import ScanResult
 
 #: format name -> module under finlint.reporters
 REPORTERS: dict[str, str] = {
@@ -23,16 +28,18 @@ REPORTERS: dict[str, str] = {
 
 @dataclass
 class ReportContext:
-    """What a reporter may need beyond the findings: options in force and extras."""
+    """What a reporter may need beyond the findings: the options in force for this run."""
 
     fail_on: str = "low"
     color: bool = False
     max_monthly_usd: float | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    engine: EngineConfig | None = None  # which rules ran (JUnit lists passing rules)
+    show_undetermined: bool = False  # list each undetermined check, not only their count
+    comparison: Comparison | None = None  # --baseline / finlint diff: new, fixed, cost change
 
 
 class Reporter(Protocol):
-    def render(self, result: Any, context: ReportContext) -> str: ...
+    def render(self, result: ScanResult, context: ReportContext) -> str: ...
 
 
 def get_reporter(name: str) -> Reporter:

@@ -8,7 +8,6 @@ Suppressed and baselined findings are not annotated: they do not fail the run. W
 
 from __future__ import annotations
 
-import os
 from typing import TYPE_CHECKING
 
 from finlint.finding import Finding
@@ -66,19 +65,6 @@ def select(findings: list[Finding]) -> tuple[list[Finding], list[Finding]]:
     return shown, hidden
 
 
-def write_step_summary(result: ScanResult, context: ReportContext) -> None:
-    path = os.environ.get("GITHUB_STEP_SUMMARY")
-    if not path or context.extra.get("no_step_summary"):
-        return
-    from finlint.reporters import markdown
-
-    try:
-        with open(path, "a", encoding="utf-8") as fh:
-            fh.write(markdown.render(result, context) + "\n")
-    except OSError:
-        pass  # a summary is a courtesy; annotations are the report
-
-
 def render(result: ScanResult, context: ReportContext) -> str:
     active = result.active()
     shown, hidden = select(active)
@@ -97,5 +83,4 @@ def render(result: ScanResult, context: ReportContext) -> str:
     if total:
         tail += f", estimated impact {usd(total)}/month"
     lines.append(tail)
-    write_step_summary(result, context)
     return "\n".join(lines) + "\n"

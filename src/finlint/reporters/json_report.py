@@ -37,7 +37,7 @@ def as_dict(result: ScanResult) -> dict[str, Any]:
 
 def render(result: ScanResult, context: ReportContext) -> str:
     data = as_dict(result)
-    comparison = context.extra.get("comparison")  # --baseline / finlint diff: new, fixed, cost change
+    comparison = context.comparison  # --baseline / finlint diff: new, fixed, cost change
     if comparison is not None:
         data["comparison"] = comparison.to_json()
     return json.dumps(data, indent=2, sort_keys=False) + "\n"

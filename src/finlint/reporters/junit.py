@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 def _cases(result: ScanResult, context: ReportContext) -> dict[str, dict[str, list[Finding]]]:
     """rule id -> file -> findings (an empty list is a passing case)."""
-    engine = context.extra.get("engine")
+    engine = context.engine
     kinds_by_file: dict[str, set[str]] = defaultdict(set)
     for record in result.records:
         kinds_by_file[record.location.file].add(record.KIND)

@@ -168,7 +168,7 @@ def _comparison(result: ScanResult, comp: Comparison, context: ReportContext) ->
 
 
 def render(result: ScanResult, context: ReportContext) -> str:
-    comp = context.extra.get("comparison")
+    comp = context.comparison
     if comp is not None:
         return "\n".join(_comparison(result, comp, context)).rstrip() + "\n"
     active = ranked(result.active())

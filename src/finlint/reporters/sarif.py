@@ -169,7 +169,7 @@ def as_dict(result: ScanResult, context: ReportContext) -> dict[str, Any]:
     policies = sorted(result.policies, key=lambda p: p.id)
     index = {p.id: i for i, p in enumerate(policies)}
     digests = fingerprints(result.findings)
-    with_baseline = context.extra.get("comparison") is not None
+    with_baseline = context.comparison is not None
     root = Path.cwd().as_uri().rstrip("/") + "/"
     return {
         "$schema": SCHEMA,

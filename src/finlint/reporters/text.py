@@ -63,7 +63,7 @@ def render(result: ScanResult, context: ReportContext) -> str:
         out.append(f"{n.file}:{n.line}: notice: {n.message}")
     if result.notices:
         out.append("")
-    if context.extra.get("show_undetermined") and result.undetermined:
+    if context.show_undetermined and result.undetermined:
         for u in sorted(result.undetermined, key=lambda u: (u.file, u.line, u.rule_id)):
             out.append(f"{u.file}:{u.line}: {u.rule_id} [undetermined] {u.resource}: {'; '.join(u.reasons)}")
         out.append("")
@@ -81,7 +81,7 @@ def render(result: ScanResult, context: ReportContext) -> str:
     monthly = result.monthly_usd()
     if monthly:
         summary += f"; estimated impact {usd(monthly)}/month"
-    if result.undetermined and not context.extra.get("show_undetermined"):
+    if result.undetermined and not context.show_undetermined:
         summary += (
             f"; {len(result.undetermined)} check(s) undetermined"
             " (values not known statically: --show-undetermined)"
