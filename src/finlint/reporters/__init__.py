@@ -18,6 +18,9 @@ REPORTERS: dict[str, str] = {
     "github": "github",
     "markdown": "markdown",
     "junit": "junit",
+    "html": "html",
+    "gitlab": "gitlab",
+    "auto": "auto",  # github on GitHub Actions, gitlab on GitLab CI, else text
 }
 
 
