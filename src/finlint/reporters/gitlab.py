@@ -39,16 +39,19 @@ def severity(finlint_severity: str) -> str:
 
 
 def repo_path(file: str, root: str | None = None) -> str:
-    """``file`` as GitLab links it: relative to the project directory, ``/``-separated."""
+    """``file`` as GitLab links it: relative to the project directory, ``/``-separated.
+
+    ``root`` defaults to ``CI_PROJECT_DIR`` (set in every GitLab job), else the working
+    directory; a file outside it keeps the path the scan printed.
+    """
     path = file.replace("\\", "/")
     base = root if root is not None else os.environ.get("CI_PROJECT_DIR") or os.getcwd()
-    if os.path.isabs(file) and base:
-        try:
-            rel = os.path.relpath(file, base)
-        except ValueError:  # another drive on Windows
-            rel = file
-        if not rel.startswith(".."):
-            path = rel.replace(os.sep, "/")
+    try:
+        rel = os.path.relpath(os.path.abspath(file), os.path.abspath(base))
+    except ValueError:  # another drive on Windows
+        rel = os.pardir
+    if rel != os.pardir and not rel.startswith(os.pardir + os.sep):
+        path = rel.replace(os.sep, "/")
     while path.startswith("./"):
         path = path[2:]
     return path
