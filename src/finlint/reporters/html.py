@@ -190,7 +190,7 @@ def findings_table(table_id: str, caption: str, findings: list[Finding], new: se
         Column("Location", css="wide"),
         Column("$/month", numeric=True, sort="descending"),
         Column("Cost kind"),
-        Column("Finding, basis and assumptions"),
+        Column("Finding, basis and assumptions", css="message"),
     ]
     rows = []
     for f in findings:
@@ -198,7 +198,7 @@ def findings_table(table_id: str, caption: str, findings: list[Finding], new: se
         rows.append(
             [
                 Cell(badge(f.severity), f"{len(SEVERITIES) - severity_rank(f.severity)} {f.severity}"),
-                Cell(f'{esc(f.rule_id)}<br><code class="nowrap">{esc(f.rule)}</code>', f.rule_id),
+                Cell(f'{esc(f.rule_id)}<br><code class="rule">{esc(f.rule)}</code>', f.rule_id),
                 Cell(f"<code>{esc(f.resource)}</code>", f.resource),
                 Cell(f'<span class="loc">{esc(f.file)}:{f.line}</span>', f"{f.file}\x00{f.line:09d}"),
                 _cost_cell(f),
@@ -216,7 +216,7 @@ def _counts(findings: list[Finding]) -> str:
 
 def _stats(active: list[Finding], comparison: Any) -> str:
     totals: dict[str, float] = defaultdict(float)
-    numbers: dict[str, float] = defaultdict(float)
+    numbers: Counter[str] = Counter()
     for f in active:
         if f.cost is not None and f.cost.monthly_usd is not None:
             totals[f.cost.kind] += f.cost.monthly_usd

@@ -158,7 +158,7 @@ def render_breakdown(b: Breakdown, settings: Any = None) -> str:
             Column("$/month", numeric=True, sort="descending"),
             Column("$/run", numeric=True),
             Column("Estimate"),
-            Column("What: quantity at unit price"),
+            Column("What: quantity at unit price", css="message"),
         ]
         caption = "Largest first; sort by any column. A ceiling is what a job costs if it runs to its cap."
         body += [

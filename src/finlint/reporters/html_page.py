@@ -85,10 +85,21 @@ def number(value: float) -> str:
     return f"{value:.6g}"
 
 
+def _quote_text(q: Mapping[str, Any]) -> str:
+    """A cited price (``PriceQuote.to_json()``) in one line."""
+    rate = f"${number(float(q['usd']))}/{q.get('unit', '')}"
+    cite = ", ".join(str(q[k]) for k in ("region", "source", "date") if q.get(k))
+    conf = f", {q['confidence']} confidence" if q.get("confidence") else ""
+    return f"{rate} ({cite}{conf})"
+
+
 def value_html(value: Any) -> str:
-    """An assumption's value: nested mappings as definition lists, lists joined."""
+    """An assumption's value: a cited price in one line, nested mappings as lists, lists joined."""
     if isinstance(value, Mapping):
-        return definition_list(value)
+        if "usd" in value and "unit" in value and isinstance(value["usd"], (int, float)):
+            return esc(_quote_text(value))
+        items = "".join(f"<li><code>{esc(k)}</code>: {value_html(v)}</li>" for k, v in value.items())
+        return f'<ul class="nested">{items}</ul>'
     if isinstance(value, bool):
         return "yes" if value else "no"
     if value is None:
@@ -350,8 +361,9 @@ details{{margin:4px 0 0}} summary{{cursor:pointer;color:{p["text"]};text-decorat
 .basis{{margin:6px 0;max-width:80ch}}
 dl.assumptions{{display:grid;grid-template-columns:max-content 1fr;gap:2px 12px;margin:4px 0;font-size:13px}}
 dl.assumptions dt{{color:{p["muted"]}}} dl.assumptions dd{{margin:0;overflow-wrap:anywhere}}
-dl.assumptions dl.assumptions{{margin:0}}
-td p{{margin:0 0 4px}} code.nowrap{{white-space:nowrap;overflow-wrap:normal}} td.wide{{min-width:14em}}
+ul.nested{{margin:0;padding-left:1.1em}}
+td p{{margin:0 0 4px}} code.rule{{overflow-wrap:normal}}
+td.wide{{min-width:13em}} td.message{{min-width:26em}}
 footer{{margin-top:32px;color:{p["muted"]};font-size:13px}}
 @media print{{
 body{{font-size:11pt}} main{{max-width:none;padding:0}}
