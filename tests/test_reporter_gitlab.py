@@ -208,3 +208,33 @@ def test_format_auto_on_the_command_line(
     result = CliRunner(env=env).invoke(main, ["scan", ".", "--format", "auto"])
     assert result.exit_code == 1, result.output
     assert check(result.output), result.output
+
+
+def test_docs_gitlab_job(tmp_path: Path) -> None:
+    """docs/gitlab.md's job: valid YAML, publishes the file it writes, shell and Python that parse."""
+    import re
+    import shutil
+    import subprocess
+
+    import yaml
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "gitlab.md").read_text("utf-8")
+    (block,) = re.findall(r"```yaml\n(.*?)```", text, re.S)
+    job = yaml.safe_load(block)["finlint"]
+    assert job["artifacts"]["reports"]["codequality"] == "gl-code-quality-report.json"
+    first, second = job["script"]
+    assert "--format gitlab -o gl-code-quality-report.json" in first
+    assert "finlint.html" in first and job["artifacts"]["paths"] == ["finlint.html"]
+    script = tmp_path / "job.sh"
+    script.write_text("\n".join(job["before_script"] + job["script"]) + "\n", encoding="utf-8")
+    subprocess.run(["bash", "-n", str(script)], check=True)
+    shellcheck = shutil.which("shellcheck")
+    if shellcheck is not None:
+        subprocess.run([shellcheck, "--shell=bash", "--severity=warning", str(script)], check=True)
+    heredoc = re.search(r"<<'EOF'\n(.*?)\nEOF\n", second, re.S)
+    assert heredoc is not None
+    compile(heredoc.group(1), "note.py", "exec")
+    assert "<!-- finlint-report -->" in heredoc.group(1)
+    from finlint.reporters.markdown import MARKER
+
+    assert MARKER == "<!-- finlint-report -->"
