@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Mapping
 
 if TYPE_CHECKING:
     from finlint.reporters import ReportContext
-    from finlint.scan import ScanResult
+    from finlint.result import ScanResult
 
 
 def detect(env: Mapping[str, str] | None = None) -> str:

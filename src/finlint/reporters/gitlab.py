@@ -28,7 +28,7 @@ from finlint.reporters.sarif import fingerprints
 
 if TYPE_CHECKING:
     from finlint.reporters import ReportContext
-    from finlint.scan import ScanResult
+    from finlint.result import ScanResult
 
 SEVERITIES = {"info": "info", "low": "minor", "medium": "major", "high": "critical", "critical": "blocker"}
 MAX_DESCRIPTION = 1000  # GitLab shows one line per finding; the basis belongs in the other reports

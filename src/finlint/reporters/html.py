@@ -33,7 +33,7 @@ from finlint.reporters.markdown import ranked
 
 if TYPE_CHECKING:
     from finlint.reporters import ReportContext
-    from finlint.scan import ScanResult
+    from finlint.result import ScanResult
 
 KINDS = ("savings", "waste", "risk")
 KIND_LABELS = {
