@@ -4,7 +4,9 @@
 on file descriptor 3 and writes on 4. :class:`Browser` opens a page, records every console
 message, uncaught exception, log entry (CSP violations, failed loads) and network request, and
 can evaluate JavaScript and take screenshots. Used by ``tests/test_reporter_html.py`` and by
-``python -m tests.browser REPORT.html OUT.png`` (the README's screenshot).
+``python -m tests.browser REPORT.html OUT.png`` (the README's screenshot:
+``finlint scan fixtures/demo --format html -o /tmp/demo.html`` then
+``python -m tests.browser /tmp/demo.html docs/img/html-report.png 1200 1300``).
 
 Chromium is Debian's ``chromium`` package (``apt-get install chromium``); :func:`find_chromium`
 returns None where it is not installed, and the tests skip with that reason.
@@ -121,8 +123,7 @@ class Browser:
                     raise BrowserError(f"{method}: {reply['error']}")
                 result: dict[str, Any] = reply.get("result", {})
                 return result
-            if "method" in reply:
-                self.events.append(reply)
+            self._record(reply)
 
     def wait_for(self, method: str, timeout: float = TIMEOUT_S) -> dict[str, Any]:
         for event in self.events:
@@ -131,10 +132,15 @@ class Browser:
         deadline = time.monotonic() + timeout
         while True:
             message = self._read_message(deadline)
-            if "method" in message:
-                self.events.append(message)
-                if message["method"] == method:
-                    return message
+            if self._record(message) and message["method"] == method:
+                return message
+
+    def _record(self, message: dict[str, Any]) -> bool:
+        """Keep an event of the current page (or of the browser); drop other tabs' events."""
+        if "method" not in message or message.get("sessionId") not in (None, self.session):
+            return False
+        self.events.append(message)
+        return True
 
     # --- pages ----------------------------------------------------------------------------------
 

@@ -340,6 +340,27 @@ def test_suppressed_findings_are_listed_apart(tmp_path: Path) -> None:
     assert float(doc.find(id="total").attrs["data-usd"]) == pytest.approx(45096.48, abs=0.01)
 
 
+def test_baseline_comparison_marks_new_findings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    Path("nb.yaml").write_text(P5_NOTEBOOK, encoding="utf-8")
+    assert cli("scan", "nb.yaml", "--write-baseline", "base.json")[0] == 0
+    Path("job.json").write_text(json.dumps(training_request()), encoding="utf-8")
+    assert (
+        cli("scan", "nb.yaml", "job.json", "--baseline", "base.json", "--format", "html", "-o", "r.html")[0]
+        == 1
+    )
+    doc = parse(Path("r.html").read_text("utf-8"))
+    change = doc.find("li", **{"data-kind": "change"})
+    assert float(change.attrs["data-usd"]) == pytest.approx(36.48, abs=0.01)  # the new FIN101 risk
+    assert "+$36.48/month" in change.text() and "1 new, 0 fixed, 1 unchanged" in change.text()
+    (row,) = doc.find("table", id="findings").find("tbody").find_all("tr")
+    assert row.find_all("td")[2].text() == "demo-classifier" and row.find_all("td")[6].text().startswith(
+        "new "
+    )
+    (known,) = doc.find("table", id="baseline").find("tbody").find_all("tr")
+    assert known.find_all("td")[2].text() == "ResearchNotebook"
+
+
 # --- cost ------------------------------------------------------------------------------------------
 
 GROUPS = {"training_job": "Training jobs", "notebook": "Notebooks", "node_pool": "Node pools"}

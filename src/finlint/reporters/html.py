@@ -84,8 +84,8 @@ def prices_used(findings: list[Finding]) -> list[dict[str, Any]]:
 def prices_table(prices: list[dict[str, Any]], table_id: str = "prices") -> str:
     if not prices:
         return ""
-    columns = [Column("Price"), Column("Rate", numeric=True), Column("Region"), Column("Date")]
-    columns += [Column("Confidence"), Column("Source")]
+    columns = [Column("Price", css="nw"), Column("Rate", numeric=True), Column("Region", css="nw")]
+    columns += [Column("Date"), Column("Confidence"), Column("Source")]
     rows = [
         [
             Cell(f"<code>{esc(q.get('key', ''))}</code>"),

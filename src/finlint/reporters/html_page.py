@@ -364,6 +364,7 @@ dl.assumptions dt{{color:{p["muted"]}}} dl.assumptions dd{{margin:0;overflow-wra
 ul.nested{{margin:0;padding-left:1.1em}}
 td p{{margin:0 0 4px}} code.rule{{overflow-wrap:normal}}
 td.wide{{min-width:13em}} td.message{{min-width:26em}}
+td.nw{{white-space:nowrap}} td.nw code{{overflow-wrap:normal}}
 footer{{margin-top:32px;color:{p["muted"]};font-size:13px}}
 @media print{{
 body{{font-size:11pt}} main{{max-width:none;padding:0}}
