@@ -27,9 +27,9 @@ from finlint.reporters.html_page import (
     page,
     swatch,
     table,
-    usd,
+    top_bars,
 )
-from finlint.reporters.markdown import ranked
+from finlint.reporters.markdown import ranked, usd
 
 if TYPE_CHECKING:
     from finlint.reporters import ReportContext
@@ -135,16 +135,7 @@ def charts(findings: list[Finding]) -> str:
         for (resource, file), items in by_resource.items()
     ]
     rule_bars.sort(key=lambda b: (-b.total, b.label))
-    res_bars.sort(key=lambda b: (-b.total, b.label))
-    res_bars = [b for b in res_bars if b.total > 0]
-    if len(res_bars) > TOP_RESOURCES:
-        rest = res_bars[TOP_RESOURCES - 1 :]
-        merged: dict[str, float] = defaultdict(float)
-        for b in rest:
-            for kind, value in b.segments:
-                merged[kind] += value
-        other = Bar(f"{len(rest)} other resources", [(k, merged[k]) for k in (*KINDS, "other") if merged[k]])
-        res_bars = res_bars[: TOP_RESOURCES - 1] + [other]
+    res_bars = top_bars(res_bars, TOP_RESOURCES, "resources")
     kinds_present = {k for b in rule_bars for k, v in b.segments if v > 0}
     legend = [(k, KIND_LABELS[k]) for k in KINDS if k in kinds_present]
     return (

@@ -14,7 +14,19 @@ from typing import Any
 from finlint import __version__
 from finlint.cost.breakdown import Breakdown, LineItem
 from finlint.reporters.html import TOP_RESOURCES, prices_table, pricing_line
-from finlint.reporters.html_page import Bar, Cell, Chart, Column, bar_chart, esc, page, swatch, table, usd
+from finlint.reporters.html_page import (
+    Bar,
+    Cell,
+    Chart,
+    Column,
+    bar_chart,
+    esc,
+    page,
+    swatch,
+    table,
+    top_bars,
+)
+from finlint.reporters.markdown import usd
 
 KIND_GROUPS = {
     "training_job": "Training jobs",
@@ -53,19 +65,11 @@ def charts(items: list[LineItem]) -> str:
         by_group.setdefault(group(i), []).append(i)
     order = [g for g in GROUP_ORDER if g in by_group] + sorted(set(by_group) - set(GROUP_ORDER))
     group_bars = [Bar(g, _segments(by_group[g]), note=f"{len(by_group[g])} resource(s)") for g in order]
-    res_bars = sorted(
-        (Bar(i.resource, _segments([i]), note=f"{i.file}:{i.line}") for i in items),
-        key=lambda b: (-b.total, b.label),
+    res_bars = top_bars(
+        [Bar(i.resource, _segments([i]), note=f"{i.file}:{i.line}") for i in items],
+        TOP_RESOURCES,
+        "resources",
     )
-    res_bars = [b for b in res_bars if b.total > 0]
-    if len(res_bars) > TOP_RESOURCES:
-        rest = res_bars[TOP_RESOURCES - 1 :]
-        merged: dict[str, float] = defaultdict(float)
-        for b in rest:
-            for kind, value in b.segments:
-                merged[kind] += value
-        other = Bar(f"{len(rest)} other resources", [(k, merged[k]) for k in ESTIMATES if merged[k]])
-        res_bars = res_bars[: TOP_RESOURCES - 1] + [other]
     present = {k for b in group_bars for k, _ in b.segments}
     legend = [entry for entry in LEGEND if entry[0] in present]
     return (

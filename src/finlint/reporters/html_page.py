@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
 from finlint import __version__
+from finlint.reporters.markdown import usd
 
 #: name -> colour. Text colours are checked against ``bg`` for 4.5:1, marks for 3:1.
 PALETTE: dict[str, str] = {
@@ -65,11 +66,6 @@ SEVERITY_ORDER = ("critical", "high", "medium", "low", "info")
 def esc(value: Any) -> str:
     """Text or attribute value, escaped for HTML (``& < > " '``)."""
     return html.escape(str(value), quote=True)
-
-
-def usd(amount: float) -> str:
-    """``$45,096`` for large figures, ``$36.48`` below $100 (as the text and Markdown reports)."""
-    return f"${amount:,.0f}" if abs(amount) >= 100 else f"${amount:,.2f}"
 
 
 def truncate(text: str, limit: int) -> str:
@@ -138,6 +134,19 @@ class Chart:
     title: str
     bars: list[Bar]
     legend: list[tuple[str, str]] = field(default_factory=list)  # (kind, label)
+
+
+def top_bars(bars: list[Bar], limit: int, noun: str) -> list[Bar]:
+    """The largest non-zero bars, the rest summed (kind by kind) into one last bar."""
+    ranked = sorted((b for b in bars if b.total > 0), key=lambda b: (-b.total, b.label))
+    if len(ranked) <= limit:
+        return ranked
+    rest = ranked[limit - 1 :]
+    merged: dict[str, float] = {}
+    for b in rest:
+        for kind, value in b.segments:
+            merged[kind] = merged.get(kind, 0.0) + value
+    return ranked[: limit - 1] + [Bar(f"{len(rest)} other {noun}", [(k, v) for k, v in merged.items() if v])]
 
 
 _LABEL_W, _BAR_X, _BAR_W, _ROW_H, _WIDTH = 322, 330, 540, 28, 960
