@@ -361,6 +361,19 @@ def test_baseline_comparison_marks_new_findings(tmp_path: Path, monkeypatch: pyt
     assert known.find_all("td")[2].text() == "ResearchNotebook"
 
 
+def test_long_chart_labels_split_then_cut_in_the_middle() -> None:
+    from finlint.reporters.html_page import label_lines, truncate
+
+    address = 'module.eks.module.eks_managed_node_group["odcr"].aws_eks_node_group.this'
+    first, second = label_lines(address)
+    assert first + second == address and max(len(first), len(second)) <= 40
+    assert '"odcr"' in second  # the part that tells the bars apart stays visible
+    assert label_lines("ResearchNotebook") == ["ResearchNotebook"]
+    cut = truncate("x" * 100, 40)
+    assert len(cut) == 40 and cut[13] == "…"
+    assert all(len(line) <= 40 for line in label_lines("y" * 150))
+
+
 # --- cost ------------------------------------------------------------------------------------------
 
 GROUPS = {"training_job": "Training jobs", "notebook": "Notebooks", "node_pool": "Node pools"}

@@ -69,7 +69,12 @@ def esc(value: Any) -> str:
 
 
 def truncate(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    """At most ``limit`` characters, cut in the middle: addresses differ at both ends
+    (``module.eks.module.eks_…["odcr"].aws_eks_node_group.this``)."""
+    if len(text) <= limit:
+        return text
+    head = (limit - 1) // 3
+    return text[:head] + "…" + text[len(text) - (limit - 1 - head) :]
 
 
 def number(value: float) -> str:
@@ -149,7 +154,9 @@ def top_bars(bars: list[Bar], limit: int, noun: str) -> list[Bar]:
     return ranked[: limit - 1] + [Bar(f"{len(rest)} other {noun}", [(k, v) for k, v in merged.items() if v])]
 
 
-_LABEL_W, _BAR_X, _BAR_W, _ROW_H, _WIDTH = 322, 330, 540, 28, 960
+_LABEL_W, _BAR_X, _BAR_W, _WIDTH = 322, 330, 540, 960
+_LINE_CHARS = 40  # what fits in the label column at 13px
+_SPLIT_AT = ".[/:-_"
 
 
 def _pattern(chart_id: str, kind: str) -> str:
@@ -165,18 +172,30 @@ def _fill(chart_id: str, kind: str) -> str:
     return f"url(#{chart_id}-{kind})" if kind in HATCHED else PALETTE.get(kind, PALETTE["other"])
 
 
+def label_lines(label: str) -> list[str]:
+    """One line, or two split at the separator nearest the middle (each cut to fit)."""
+    if len(label) <= _LINE_CHARS:
+        return [label]
+    cuts = [i for i, ch in enumerate(label) if ch in _SPLIT_AT and 0 < i < len(label) - 1]
+    cut = min(cuts, key=lambda i: abs(i - len(label) / 2)) if cuts else len(label) // 2
+    return [truncate(label[:cut], _LINE_CHARS), truncate(label[cut:], _LINE_CHARS)]
+
+
 def bar_chart(chart: Chart) -> str:
     """A horizontal bar chart in inline SVG; every bar carries its figure as ``data-usd``."""
     bars = [b for b in chart.bars if b.total > 0]
     if not bars:
         return f'<p class="muted">{esc(chart.title)}: no dollar figures to chart.</p>'
     top = max(b.total for b in bars)
-    height = len(bars) * _ROW_H + 8
+    lines = [label_lines(b.label) for b in bars]
+    row_h = 40 if any(len(ls) > 1 for ls in lines) else 28
+    height = len(bars) * row_h + 8
     kinds = sorted({k for b in bars for k, v in b.segments if v > 0} & HATCHED)
     defs = "".join(_pattern(chart.chart_id, k) for k in kinds)
     rows: list[str] = []
-    for i, b in enumerate(bars):
-        y = 4 + i * _ROW_H
+    for i, (b, label) in enumerate(zip(bars, lines, strict=True)):
+        y = 4 + i * row_h
+        mid = y + row_h / 2
         x = float(_BAR_X)
         segs: list[str] = []
         for kind, value in b.segments:
@@ -185,18 +204,22 @@ def bar_chart(chart: Chart) -> str:
             w = max(value / top * _BAR_W, 1.0)
             segs.append(
                 f'<rect class="seg seg-{esc(kind)}" data-kind="{esc(kind)}" data-usd="{value:.2f}" '
-                f'x="{x:.1f}" y="{y + 4}" width="{w:.1f}" height="{_ROW_H - 10}" '
+                f'x="{x:.1f}" y="{mid - 9:.0f}" width="{w:.1f}" height="18" '
                 f'fill="{_fill(chart.chart_id, kind)}" stroke="{PALETTE.get(kind, PALETTE["other"])}" '
                 f'stroke-width="1.5"><title>{esc(kind)}: {esc(usd(value))}/month</title></rect>'
             )
             x += w
         tip = f"{b.label}{' (' + b.note + ')' if b.note else ''}: {usd(b.total)}/month"
+        first = mid + 5 - 7 * (len(label) - 1)
+        text = "".join(
+            f'<tspan x="{_LABEL_W}" y="{first + 14 * n:.0f}">{esc(part)}</tspan>'
+            for n, part in enumerate(label)
+        )
         rows.append(
             f'<g class="bar" data-label="{esc(b.label)}" data-usd="{b.total:.2f}">'
             f"<title>{esc(tip)}</title>"
-            f'<text class="label" x="{_LABEL_W}" y="{y + _ROW_H / 2 + 1:.0f}" text-anchor="end">'
-            f"{esc(truncate(b.label, 46))}</text>{''.join(segs)}"
-            f'<text class="value" x="{x + 6:.1f}" y="{y + _ROW_H / 2 + 1:.0f}">{esc(usd(b.total))}</text>'
+            f'<text class="label" text-anchor="end">{text}</text>{"".join(segs)}'
+            f'<text class="value" x="{x + 6:.1f}" y="{mid + 5:.0f}">{esc(usd(b.total))}</text>'
             "</g>"
         )
     axis = f'<line x1="{_BAR_X}" y1="2" x2="{_BAR_X}" y2="{height - 2}" stroke="{PALETTE["rule"]}"/>'
