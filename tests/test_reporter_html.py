@@ -362,16 +362,17 @@ def test_baseline_comparison_marks_new_findings(tmp_path: Path, monkeypatch: pyt
 
 
 def test_long_chart_labels_split_then_cut_in_the_middle() -> None:
-    from finlint.reporters.html_page import label_lines, truncate
+    from finlint.reporters.html_page import _LINE_CHARS, label_lines, truncate
 
+    assert _LINE_CHARS <= 44  # 44 x ~6.6 px at 12px fits the 322 px label column
     address = 'module.eks.module.eks_managed_node_group["odcr"].aws_eks_node_group.this'
     first, second = label_lines(address)
-    assert first + second == address and max(len(first), len(second)) <= 40
+    assert first + second == address and max(len(first), len(second)) <= _LINE_CHARS
     assert '"odcr"' in second  # the part that tells the bars apart stays visible
     assert label_lines("ResearchNotebook") == ["ResearchNotebook"]
     cut = truncate("x" * 100, 40)
     assert len(cut) == 40 and cut[13] == "…"
-    assert all(len(line) <= 40 for line in label_lines("y" * 150))
+    assert all(len(line) <= _LINE_CHARS for line in label_lines("y" * 150))
 
 
 # --- cost ------------------------------------------------------------------------------------------
@@ -518,6 +519,11 @@ def test_browser_draws_bars_to_scale(browser: Browser, demo: dict[str, Any]) -> 
         if f["cost"] and f["cost"]["monthly_usd"]:
             per_rule[f"{f['rule_id']} {f['rule']}"] += f["cost"]["monthly_usd"]
     assert {d["label"]: d["usd"] for d in drawn} == pytest.approx(dict(per_rule), abs=0.02)
+    # every label starts inside the chart (long ones wrap rather than run off the left edge)
+    lefts = browser.evaluate(
+        "Array.from(document.querySelectorAll('svg.chart text.label')).map(t => t.getBBox().x)"
+    )
+    assert lefts and min(lefts) >= 0, lefts
     top = max(drawn, key=lambda d: d["usd"])
     for d in drawn:
         assert d["shown"] == usd_text(d["usd"])

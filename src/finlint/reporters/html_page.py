@@ -155,7 +155,7 @@ def top_bars(bars: list[Bar], limit: int, noun: str) -> list[Bar]:
 
 
 _LABEL_W, _BAR_X, _BAR_W, _WIDTH = 322, 330, 540, 960
-_LINE_CHARS = 40  # what fits in the label column at 13px
+_LINE_CHARS = 44  # what fits in the label column at 12px
 _SPLIT_AT = ".[/:-_"
 
 
@@ -368,7 +368,7 @@ min-width:180px}}
 figure{{margin:0;max-width:960px}} figcaption{{font-weight:600;margin:12px 0 4px}}
 svg.chart{{width:100%;height:auto;display:block}}
 svg.chart text{{font:13px system-ui,sans-serif;fill:{p["text"]}}}
-svg.chart text.value{{font-weight:600}}
+svg.chart text.value{{font-weight:600}} svg.chart text.label{{font-size:12px}}
 .legend{{list-style:none;padding:0;margin:4px 0 0;display:flex;flex-wrap:wrap;gap:4px 16px;font-size:13px;
 color:{p["muted"]}}}
 .swatch{{vertical-align:-1px}}
