@@ -46,7 +46,9 @@ TOP_RESOURCES = 12
 
 def pricing_context(settings: Any) -> dict[str, Any]:
     """Region, snapshot date and overlay in force, resolved as the cost models resolve them."""
+    from finlint.cost.common import CostContext
     from finlint.cost.pricing import FALLBACK_REGION, snapshot_meta
+    from finlint.cost.usage import UsageFileError
 
     info: dict[str, Any] = {
         "region": FALLBACK_REGION,
@@ -54,9 +56,6 @@ def pricing_context(settings: Any) -> dict[str, Any]:
         "overlay": None,
         "usage_file": None,
     }
-    from finlint.cost.common import CostContext
-    from finlint.cost.usage import UsageFileError
-
     try:
         ctx = CostContext.build(settings)
     except (UsageFileError, OSError, ValueError):  # the CLI reported a bad usage file already
