@@ -31,11 +31,15 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (tmp_path / "src" / "job.json").write_text(json.dumps(REQUEST), encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+    for ci in ("GITHUB_ACTIONS", "GITLAB_CI"):  # --format auto: text here
+        monkeypatch.delenv(ci, raising=False)
     return tmp_path
 
 
 def test_every_format_writes_to_output(repo: Path) -> None:
-    assert set(REPORTERS) == {"text", "json", "sarif", "github", "markdown", "junit"}
+    assert set(REPORTERS) == {
+        *("text", "json", "sarif", "github", "markdown", "junit", "html", "gitlab", "auto"),
+    }
     for fmt in REPORTERS:
         result = CliRunner().invoke(main, ["scan", "src", "--format", fmt, "--output", f"out/{fmt}.report"])
         assert result.exit_code == 1, (fmt, result.output)

@@ -249,6 +249,7 @@ def scan(
         engine=run.options.engine,
         show_undetermined=show_undetermined,
         comparison=comparison,
+        cost_settings=run.options.cost_settings,
     )
     emit(result, context, targets)
     code = EXIT_OK if write_baseline is not None else result.exit_code(run.fail_on, run.max_monthly_usd)
@@ -383,6 +384,7 @@ def diff_cmd(
         max_monthly_usd=run.max_monthly_usd,
         engine=run.options.engine,
         comparison=comparison,
+        cost_settings=run.options.cost_settings,
     )
     emit(result, context, targets)
     code = result.exit_code(run.fail_on, run.max_monthly_usd)
@@ -437,12 +439,18 @@ def rule(rule_id: str, policy_dir: tuple[Path, ...]) -> None:
 
 @main.command("cost")
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "json", "html"]), default="text", show_default=True
+)
+@click.option(
+    "--output", "-o", type=click.Path(path_type=Path, dir_okay=False), help="Write to FILE, not stdout."
+)
 @click.option("--exclude", multiple=True, help="Glob of paths to skip (repeatable).")
 @_cost_options
 def cost_cmd(
     paths: tuple[Path, ...],
     fmt: str,
+    output: Path | None,
     exclude: tuple[str, ...],
     usage_file: Path | None,
     region: str | None,
@@ -455,7 +463,20 @@ def cost_cmd(
     settings = _cost_settings(usage_file, region, pricing)
     result = lint(ScanOptions(paths=list(paths) or [Path(".")], exclude=list(exclude)), [])
     breakdown = _cost_guard(lambda: build_breakdown(result.records, settings))
-    click.echo((render_json if fmt == "json" else render_text)(breakdown), nl=False)
+    if fmt == "html":
+        from finlint.reporters.html_cost import render_breakdown
+
+        report = render_breakdown(breakdown, settings)
+    else:
+        report = (render_json if fmt == "json" else render_text)(breakdown)
+    if output is None:
+        click.echo(report, nl=False)
+        return
+    try:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        output.write_text(report, encoding="utf-8")
+    except OSError as exc:
+        raise click.FileError(str(output), hint=exc.strerror or str(exc)) from exc
 
 
 @main.group("pricing")

@@ -34,6 +34,7 @@ class LineItem:
     monthly_usd: float | None = None
     reason: str | None = None
     extra_prices: list[PriceQuote] = field(default_factory=list)
+    estimate: str = "expected"  # "ceiling": priced at a runtime cap, the most it can cost
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -46,6 +47,7 @@ class LineItem:
             "unit_price": self.unit_price.to_json() if self.unit_price else None,
             "per_run_usd": None if self.per_run_usd is None else round(self.per_run_usd, 2),
             "monthly_usd": None if self.monthly_usd is None else round(self.monthly_usd, 2),
+            "estimate": self.estimate,
         }
         if self.extra_prices:
             out["other_prices"] = [q.to_json() for q in self.extra_prices]
@@ -107,6 +109,7 @@ def _job(rec: TrainingJob, ctx: CostContext) -> LineItem:
         item.description += f", managed spot (-{discount:.0%} assumed)"
     runs, runs_how = runs_per_month(rec, params)
     item.unit_price = quote
+    item.estimate = "ceiling" if how == "runtime cap" else "expected"
     item.quantity = f"{n} x {num(hours)} h ({how}) per run; {runs_how}"
     item.per_run_usd = hourly * n * hours
     item.monthly_usd = item.per_run_usd * runs

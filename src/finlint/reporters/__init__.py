@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from finlint.baseline import Comparison
+    from finlint.cost.common import CostSettings
     from finlint.engine import EngineConfig
     from finlint.result import ScanResult
 
@@ -23,6 +24,9 @@ REPORTERS: dict[str, str] = {
     "github": "github",
     "markdown": "markdown",
     "junit": "junit",
+    "html": "html",
+    "gitlab": "gitlab",
+    "auto": "auto",  # github on GitHub Actions, gitlab on GitLab CI, else text
 }
 
 
@@ -36,6 +40,7 @@ class ReportContext:
     engine: EngineConfig | None = None  # which rules ran (JUnit lists passing rules)
     show_undetermined: bool = False  # list each undetermined check, not only their count
     comparison: Comparison | None = None  # --baseline / finlint diff: new, fixed, cost change
+    cost_settings: CostSettings | None = None  # region and price overlay (HTML report)
 
 
 class Reporter(Protocol):

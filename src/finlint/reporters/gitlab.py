@@ -1,0 +1,94 @@
+"""GitLab Code Quality: the JSON array GitLab reads from ``artifacts:reports:codequality``.
+
+Each entry has ``description``, ``check_name``, ``fingerprint``, ``severity`` and
+``location.path`` / ``location.lines.begin`` (GitLab's documented subset of the Code Climate
+format; ``tests/schemas/`` vendors GitLab's own schema). Choices that matter to users:
+
+- the fingerprint is the SARIF one (:func:`finlint.reporters.sarif.fingerprints`: rule, file,
+  resource and occurrence, never the line), so GitLab's merge-request widget matches a finding
+  across commits that only move lines, and reports it as new or fixed only when it is;
+- severities map info -> info, low -> minor, medium -> major, high -> critical,
+  critical -> blocker;
+- the description carries the dollar figure, since GitLab shows the description only;
+- in-source suppressions are left out (they are decisions, not degradations); baselined
+  findings stay in, because GitLab compares the report with the target branch's itself;
+- paths are relative to the repository (``CI_PROJECT_DIR`` when set, else the working
+  directory) with ``/`` separators and no ``./``, as GitLab links them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import TYPE_CHECKING, Any
+
+from finlint.finding import Finding
+from finlint.reporters.markdown import ranked, usd
+from finlint.reporters.sarif import fingerprints
+
+if TYPE_CHECKING:
+    from finlint.reporters import ReportContext
+    from finlint.result import ScanResult
+
+SEVERITIES = {"info": "info", "low": "minor", "medium": "major", "high": "critical", "critical": "blocker"}
+MAX_DESCRIPTION = 1000  # GitLab shows one line per finding; the basis belongs in the other reports
+
+
+def severity(finlint_severity: str) -> str:
+    return SEVERITIES.get(finlint_severity, "major")
+
+
+def repo_path(file: str, root: str | None = None) -> str:
+    """``file`` as GitLab links it: relative to the project directory, ``/``-separated.
+
+    ``root`` defaults to ``CI_PROJECT_DIR`` (set in every GitLab job), else the working
+    directory; a file outside it keeps the path the scan printed.
+    """
+    path = file.replace("\\", "/")
+    base = root if root is not None else os.environ.get("CI_PROJECT_DIR") or os.getcwd()
+    try:
+        rel = os.path.relpath(os.path.abspath(file), os.path.abspath(base))
+    except ValueError:  # another drive on Windows
+        rel = os.pardir
+    if rel != os.pardir and not rel.startswith(os.pardir + os.sep):
+        path = rel.replace(os.sep, "/")
+    while path.startswith("./"):
+        path = path[2:]
+    return path
+
+
+def description(f: Finding) -> str:
+    text = f"{f.rule_id} {f.rule}: {f.message}"
+    if f.cost is not None and f.cost.monthly_usd is not None:
+        text += f" (estimated {usd(f.cost.monthly_usd)}/month, {f.cost.kind})"
+    elif f.cost is not None:
+        text += " (not priced)"
+    text = " ".join(text.split())
+    return text if len(text) <= MAX_DESCRIPTION else text[: MAX_DESCRIPTION - 1] + "…"
+
+
+def entry(f: Finding, fingerprint: str) -> dict[str, Any]:
+    begin = max(f.line, 1)
+    return {
+        "description": description(f),
+        "check_name": f.rule_id,
+        "fingerprint": fingerprint,
+        "severity": severity(f.severity),
+        "location": {
+            "path": repo_path(f.file),
+            "lines": {"begin": begin, "end": max(f.end_line, begin)},
+        },
+    }
+
+
+def as_list(result: ScanResult) -> list[dict[str, Any]]:
+    reported = [f for f in result.findings if f.suppressed is None]
+    digests = fingerprints(result.findings)  # over every finding: same digests as the SARIF log
+    return [entry(f, digests[id(f)]) for f in ranked(reported)]
+
+
+def render(result: ScanResult, context: ReportContext) -> str:
+    return json.dumps(as_list(result), indent=2) + "\n"
+
+
+__all__ = ["as_list", "description", "entry", "render", "repo_path", "severity"]

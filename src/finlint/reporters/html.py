@@ -1,0 +1,296 @@
+"""A self-contained HTML report of a scan, for people who read cost as pictures.
+
+One file (``--format html -o finlint.html``): the monthly total as the headline, bar charts of
+dollars by rule and by resource (risk ceilings hatched, apart from savings and waste), a
+sortable table of findings with each figure's basis and assumptions in a ``<details>``, the
+prices used with their sources and dates, the pricing snapshot date and the region. The page
+shell, charts and escaping live in :mod:`finlint.reporters.html_page`; `finlint cost --format
+html` is :mod:`finlint.reporters.html_cost`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from typing import TYPE_CHECKING, Any
+
+from finlint import __version__
+from finlint.finding import SEVERITIES, Finding, severity_rank
+from finlint.reporters.html_page import (
+    Bar,
+    Cell,
+    Chart,
+    Column,
+    badge,
+    bar_chart,
+    definition_list,
+    esc,
+    page,
+    swatch,
+    table,
+    top_bars,
+)
+from finlint.reporters.markdown import ranked, usd
+
+if TYPE_CHECKING:
+    from finlint.reporters import ReportContext
+    from finlint.result import ScanResult
+
+KINDS = ("savings", "waste", "risk")
+KIND_LABELS = {
+    "savings": "Savings: what the fixes save",
+    "waste": "Waste: money the settings burn",
+    "risk": "Risk ceilings: what a setting may burn at most (not expected spend)",
+}
+TOP_RESOURCES = 12
+
+
+def pricing_context(settings: Any) -> dict[str, Any]:
+    """Region, snapshot date and overlay in force, resolved as the cost models resolve them."""
+    from finlint.cost.common import CostContext
+    from finlint.cost.pricing import FALLBACK_REGION, snapshot_meta
+    from finlint.cost.usage import UsageFileError
+
+    info: dict[str, Any] = {
+        "region": FALLBACK_REGION,
+        "compiled": str(snapshot_meta().get("compiled") or "unknown"),
+        "overlay": None,
+        "usage_file": None,
+    }
+    try:
+        ctx = CostContext.build(settings)
+    except (UsageFileError, OSError, ValueError):  # the CLI reported a bad usage file already
+        return info
+    info["region"] = ctx.region or str(ctx.usage.defaults.get("region") or FALLBACK_REGION)
+    info["overlay"] = str(ctx.pricing_file) if ctx.pricing_file else None
+    info["usage_file"] = ctx.usage.file
+    return info
+
+
+def prices_used(findings: list[Finding]) -> list[dict[str, Any]]:
+    """Every unit price the findings' figures cite, once."""
+    seen: dict[tuple[str, str, float], dict[str, Any]] = {}
+    for f in findings:
+        prices = f.cost.assumptions.get("prices") if f.cost else None
+        if not isinstance(prices, dict):
+            continue
+        for quote in prices.values():
+            if isinstance(quote, dict) and "usd" in quote:
+                key = (str(quote.get("region")), str(quote.get("key")), float(quote["usd"]))
+                seen.setdefault(key, quote)
+    return [seen[k] for k in sorted(seen)]
+
+
+def prices_table(prices: list[dict[str, Any]], table_id: str = "prices") -> str:
+    if not prices:
+        return ""
+    columns = [Column("Price", css="nw"), Column("Rate", numeric=True), Column("Region", css="nw")]
+    columns += [Column("Date"), Column("Confidence"), Column("Source")]
+    rows = [
+        [
+            Cell(f"<code>{esc(q.get('key', ''))}</code>"),
+            Cell(esc(f"${q['usd']:,}/{q.get('unit', '')}"), float(q["usd"])),
+            Cell(esc(q.get("region", ""))),
+            Cell(esc(q.get("date", ""))),
+            Cell(esc(q.get("confidence", ""))),
+            Cell(esc(q.get("source", ""))),
+        ]
+        for q in prices
+    ]
+    return table(table_id, "Unit prices behind the figures, with their source and date", columns, rows)
+
+
+def pricing_line(info: dict[str, Any]) -> str:
+    parts = [
+        f"Region <b>{esc(info['region'])}</b>",
+        f"embedded AWS price snapshot compiled <b>{esc(info['compiled'])}</b>",
+    ]
+    if info.get("overlay"):
+        parts.append(f"your prices from <code>{esc(info['overlay'])}</code> take precedence")
+    parts.append(
+        f"usage assumptions from <code>{esc(info['usage_file'])}</code>"
+        if info.get("usage_file")
+        else "default usage assumptions"
+    )
+    return '<p class="meta" id="pricing">' + " · ".join(parts) + "</p>"
+
+
+def _segments(findings: list[Finding]) -> list[tuple[str, float]]:
+    by_kind: dict[str, float] = defaultdict(float)
+    for f in findings:
+        if f.cost is not None and f.cost.monthly_usd:
+            by_kind[f.cost.kind if f.cost.kind in KINDS else "other"] += f.cost.monthly_usd
+    return [(k, by_kind[k]) for k in (*KINDS, "other") if by_kind.get(k)]
+
+
+def charts(findings: list[Finding]) -> str:
+    by_rule: dict[str, list[Finding]] = {}
+    by_resource: dict[tuple[str, str], list[Finding]] = {}
+    for f in findings:
+        by_rule.setdefault(f"{f.rule_id} {f.rule}", []).append(f)
+        by_resource.setdefault((f.resource, f.file), []).append(f)
+    rule_bars = [Bar(label, _segments(items)) for label, items in by_rule.items()]
+    res_bars = [
+        Bar(resource, _segments(items), note=f"{file}:{min(f.line for f in items)}")
+        for (resource, file), items in by_resource.items()
+    ]
+    rule_bars.sort(key=lambda b: (-b.total, b.label))
+    res_bars = top_bars(res_bars, TOP_RESOURCES, "resources")
+    kinds_present = {k for b in rule_bars for k, v in b.segments if v > 0}
+    legend = [(k, KIND_LABELS[k]) for k in KINDS if k in kinds_present]
+    return (
+        '<div class="charts">'
+        + bar_chart(Chart("by-rule", "Dollars per month by rule", rule_bars, legend))
+        + bar_chart(Chart("by-resource", "Dollars per month by resource", res_bars, legend))
+        + "</div>"
+    )
+
+
+def _cost_cell(f: Finding) -> Cell:
+    if f.cost is None:
+        return Cell('<span class="muted">–</span>', -2.0)
+    if f.cost.monthly_usd is None:
+        return Cell("not priced", -1.0)
+    return Cell(esc(usd(f.cost.monthly_usd)), float(f.cost.monthly_usd))
+
+
+def _message_cell(f: Finding, new: bool) -> Cell:
+    parts = [f"<p>{'<b>new</b> ' if new else ''}{esc(f.message)}</p>"]
+    if f.suppressed is not None:
+        parts.append(f'<p class="muted">Suppressed in source: {esc(f.suppressed or "no reason given")}</p>')
+    if f.cost is not None:
+        if f.cost.monthly_usd is None:
+            summary = "Why there is no figure"
+            basis = f"Not priced: {f.cost.reason or f.cost.basis}"
+        else:
+            summary = f"How {usd(f.cost.monthly_usd)}/month is computed"
+            basis = f.cost.basis
+        parts.append(
+            f'<details><summary>{esc(summary)}</summary><p class="basis">{esc(basis)}</p>'
+            + (definition_list(f.cost.assumptions) if f.cost.assumptions else "")
+            + "</details>"
+        )
+    return Cell("".join(parts))
+
+
+def findings_table(table_id: str, caption: str, findings: list[Finding], new: set[int]) -> str:
+    columns = [
+        Column("Severity"),
+        Column("Rule"),
+        Column("Resource", css="wide"),
+        Column("Location", css="wide"),
+        Column("$/month", numeric=True, sort="descending"),
+        Column("Cost kind"),
+        Column("Finding, basis and assumptions", css="message"),
+    ]
+    rows = []
+    for f in findings:
+        kind = f.cost.kind if f.cost is not None else ""
+        rows.append(
+            [
+                Cell(badge(f.severity), f"{len(SEVERITIES) - severity_rank(f.severity)} {f.severity}"),
+                Cell(f'{esc(f.rule_id)}<br><code class="rule">{esc(f.rule)}</code>', f.rule_id),
+                Cell(f"<code>{esc(f.resource)}</code>", f.resource),
+                Cell(f'<span class="loc">{esc(f.file)}:{f.line}</span>', f"{f.file}\x00{f.line:09d}"),
+                _cost_cell(f),
+                Cell(f'<span class="kind-{esc(kind)}">{esc(kind or "–")}</span>', kind),
+                _message_cell(f, id(f) in new),
+            ]
+        )
+    return table(table_id, caption, columns, rows)
+
+
+def _counts(findings: list[Finding]) -> str:
+    counts = Counter(f.severity for f in findings)
+    return ", ".join(f"{counts[s]} {s}" for s in reversed(SEVERITIES) if counts.get(s))
+
+
+def _stats(active: list[Finding], comparison: Any) -> str:
+    totals: dict[str, float] = defaultdict(float)
+    numbers: Counter[str] = Counter()
+    for f in active:
+        if f.cost is not None and f.cost.monthly_usd is not None:
+            totals[f.cost.kind] += f.cost.monthly_usd
+            numbers[f.cost.kind] += 1
+    items = []
+    for kind in KINDS:
+        if numbers.get(kind):
+            items.append(
+                f'<li class="stat" data-kind="{kind}" data-usd="{totals[kind]:.2f}">'
+                f"<span>{swatch(kind, 'stat')} {esc(KIND_LABELS[kind])}</span>"
+                f"<b>{esc(usd(totals[kind]))}/month</b><span>{numbers[kind]} finding(s)</span></li>"
+            )
+    if comparison is not None:
+        delta = comparison.delta_monthly_usd
+        sign = "+" if delta > 0 else "−" if delta < 0 else "±"
+        items.append(
+            f'<li class="stat" data-kind="change" data-usd="{delta:.2f}">'
+            f"<span>Change against {esc(comparison.label)}</span>"
+            f"<b>{sign}{esc(usd(abs(delta)))}/month</b><span>{len(comparison.new)} new, "
+            f"{len(comparison.fixed)} fixed, {len(comparison.unchanged)} unchanged</span></li>"
+        )
+    return f'<ul class="stats">{"".join(items)}</ul>' if items else ""
+
+
+def render(result: ScanResult, context: ReportContext) -> str:
+    active = ranked(result.active())
+    total = result.monthly_usd()
+    comparison = context.comparison
+    new = {id(f) for f in comparison.new} if comparison is not None else set()
+    info = pricing_context(context.cost_settings)
+    suppressed = ranked([f for f in result.findings if f.suppressed is not None])
+    baseline = ranked([f for f in result.findings if f.baseline and f.suppressed is None])
+
+    meta = f"{len(active)} finding(s)" + (f" ({_counts(active)})" if active else "")
+    meta += f" in {result.files_scanned} file(s) scanned · fail-on {context.fail_on}"
+    if suppressed:
+        meta += f" · {len(suppressed)} suppressed in source"
+    if baseline:
+        meta += f" · {len(baseline)} in the baseline"
+    if context.max_monthly_usd is not None:
+        verdict = "over" if total > context.max_monthly_usd else "within"
+        meta += f" · {verdict} the budget of {usd(context.max_monthly_usd)}/month"
+    body = [
+        "<header><h1>finlint: AI-training cost report</h1>",
+        f'<p class="headline" id="total" data-usd="{total:.2f}">{esc(usd(total))}'
+        "<small>/month estimated impact of the findings</small></p>",
+        f'<p class="meta">{esc(meta)}</p>',
+        _stats(active, comparison),
+        pricing_line(info),
+        "</header>",
+    ]
+    if active:
+        body += ["<section><h2>Where the dollars are</h2>", charts(active), "</section>"]
+        caption = "Ranked by dollars per month; sort by any column. Open a row's details for its basis."
+        body += [
+            f"<section><h2>Findings ({len(active)})</h2>",
+            findings_table("findings", caption, active, new),
+            "</section>",
+        ]
+    else:
+        body.append("<section><h2>Findings</h2><p>No costly configuration found.</p></section>")
+    for table_id, title, items in (
+        ("suppressed", "Suppressed in source", suppressed),
+        ("baseline", "Known in the baseline", baseline),
+    ):
+        if items:
+            body += [
+                f"<section><details><summary><b>{esc(title)} ({len(items)})</b>: not counted in the total"
+                "</summary>",
+                findings_table(table_id, f"{title}: reported, never fail the run", items, new),
+                "</details></section>",
+            ]
+    prices = prices_used(active + suppressed + baseline)
+    if prices:
+        body += ["<section><h2>Prices used</h2>", prices_table(prices), "</section>"]
+    footer = [f"Generated by finlint {esc(__version__)}. Figures are estimates from the basis shown."]
+    if result.errors:
+        footer.append(f"{len(result.errors)} file(s) could not be read or parsed (FIN000).")
+    if result.notices:
+        footer.append(f"{len(result.notices)} file(s) skipped with a notice (unrendered templates).")
+    if result.undetermined:
+        footer.append(
+            f"{len(result.undetermined)} check(s) undetermined: values not known statically "
+            "(run with --show-undetermined)."
+        )
+    title = f"finlint: {usd(total)}/month, {len(active)} finding(s)"
+    return page(title, "".join(body), " ".join(f"<p>{p}</p>" for p in footer))
