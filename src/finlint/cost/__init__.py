@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable
 
+from finlint.cost.bounds import finite_cost
 from finlint.cost.common import CostContext, CostSettings
 from finlint.cost.pricing import PricingError
 from finlint.cost.usage import UsageFileError
@@ -49,8 +50,18 @@ def price_findings(findings: Iterable[Finding], records: Iterable[Record], setti
         if model is None:
             f.cost = Cost(None, None, "risk", "", {}, reason=f"unknown cost model {f.cost_model!r}")
             continue
-        f.cost = model(f, ctx)
+        f.cost = _total(model, f, ctx)
     _count_storage_once(findings)
+
+
+def _total(model: ModelFn, finding: Finding, ctx: CostContext) -> Cost:
+    """Every model is total: an arithmetic blow-up or an absurd figure is 'not priced', with why."""
+    try:
+        cost = model(finding, ctx)
+    except (OverflowError, ZeroDivisionError, ValueError) as exc:
+        reason = f"the inputs are out of range for the {finding.cost_model} model ({exc})"
+        return Cost(None, None, "risk", f"Not priced: {reason}.", {}, reason=reason)
+    return finite_cost(cost)
 
 
 def _count_storage_once(findings: Iterable[Finding]) -> None:

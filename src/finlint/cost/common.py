@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
+from finlint.cost import bounds
 from finlint.cost.pricing import PriceQuote, Pricing, load_pricing, usd
 from finlint.cost.usage import Usage, load_usage
 from finlint.finding import Cost
@@ -111,11 +112,43 @@ def quote_json(*quotes: PriceQuote | None) -> dict[str, Any]:
 
 
 def instance_count(record: TrainingJob) -> int | None:
-    """Instances per run: 1 when absent (the SDK and API default), None when unresolved."""
-    count = record.instance_count
-    if count is None:
-        return 1
-    return int(count) if isinstance(count, int) else None
+    """Instances per run: 1 when absent (the SDK and API default), None when unresolved or absurd."""
+    return checked_instance_count(record)[0]
+
+
+def checked_instance_count(record: TrainingJob) -> tuple[int | None, str]:
+    """Instances per run and, when there is no usable count, why (unresolved, absurd)."""
+    if record.instance_count is None:
+        return 1, ""
+    n, why = bounds.count(record.instance_count, "instance count")
+    if n is not None and n < 1:
+        return None, "instance count is 0"
+    return n, why or ""
+
+
+def checked_cap(record: TrainingJob) -> tuple[float | None, str, str]:
+    """The runtime cap in hours, how it applies, and why there is none (bounded by the API's 28 days)."""
+    seconds, how = cap_seconds(record)
+    if seconds is None:
+        return None, "", "no runtime cap known (MaxRuntimeInSeconds unresolved)"
+    if seconds <= 0 or seconds > bounds.MAX_RUNTIME_S:
+        return (
+            None,
+            how,
+            (
+                f"MaxRuntimeInSeconds {seconds:,} is outside the API's range (1-{bounds.MAX_RUNTIME_S:,} s); "
+                "treated as unknown"
+            ),
+        )
+    return seconds / 3600.0, how, ""
+
+
+def jobs_per_run(record: TrainingJob) -> tuple[int, str]:
+    """Training jobs per run: a tuner's max_jobs, else 1 (bounded like an instance count)."""
+    mult = record.runs_multiplier
+    if isinstance(mult, int) and not isinstance(mult, bool) and 1 < mult <= bounds.MAX_INSTANCES:
+        return mult, f"{mult} jobs per tuning run"
+    return 1, ""
 
 
 def cap_seconds(record: TrainingJob) -> tuple[int | None, str]:
@@ -128,9 +161,9 @@ def cap_seconds(record: TrainingJob) -> tuple[int | None, str]:
 
 
 def runs_per_month(record: TrainingJob, params: Mapping[str, Any]) -> tuple[float, str]:
-    """Runs a month: usage runs_per_month x the record's runs multiplier (tuner jobs)."""
+    """Jobs a month: usage runs_per_month x the record's runs multiplier (tuner jobs)."""
     runs = float(params.get("runs_per_month", 1))
-    mult = record.runs_multiplier if isinstance(record.runs_multiplier, int) else 1
+    mult, _ = jobs_per_run(record)
     if mult > 1:
         return runs * mult, f"{num(runs)} run(s) per month x {mult} jobs per run (tuner)"
     return runs, f"{num(runs)} run(s) per month"
@@ -141,6 +174,9 @@ __all__ = [
     "CostSettings",
     "HOURS_PER_MONTH",
     "cap_seconds",
+    "checked_cap",
+    "checked_instance_count",
+    "jobs_per_run",
     "coerce_settings",
     "instance_count",
     "known",
