@@ -12,7 +12,16 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from finlint import catalog
-from finlint.cost.common import CostContext, cap_seconds, instance_count, known, num, runs_per_month, usd
+from finlint.cost import bounds
+from finlint.cost.common import (
+    CostContext,
+    checked_cap,
+    checked_instance_count,
+    jobs_per_run,
+    known,
+    num,
+    usd,
+)
 from finlint.cost.pricing import PriceQuote
 from finlint.ir import ComputePool, FileSystem, Notebook, Record, TrainingJob, Volume, is_unknown
 
@@ -80,35 +89,37 @@ def _job(rec: TrainingJob, ctx: CostContext) -> LineItem:
         item.reason = "instance type unknown or unresolved"
         return item
     itype = str(rec.instance_type)
-    n = instance_count(rec)
+    n, n_why = checked_instance_count(rec)
     params = ctx.params(rec)
     pricing = ctx.pricing_for(params)
     quote = pricing.hourly(itype)
     item.description = f"{itype} training job"
     if n is None:
-        item.reason = "instance count unresolved"
+        item.reason = n_why or "instance count unresolved"
         return item
     if quote is None:
         item.reason = pricing.missing(itype)
         return item
-    cap_s, _ = cap_seconds(rec)
+    cap_h, _, cap_why = checked_cap(rec)
     expected = params.get("expected_runtime_hours")
     if expected is not None:
         hours, how = float(expected), "expected runtime"
-    elif cap_s is not None:
-        hours, how = cap_s / 3600.0, "runtime cap"
+    elif cap_h is not None:
+        hours, how = cap_h, "runtime cap"
     else:
-        item.reason = "no runtime known: set expected_runtime_hours in the usage file"
+        item.reason = f"no runtime known ({cap_why}): set expected_runtime_hours in the usage file"
         return item
     hourly = quote.usd
     if rec.spot is True:
         discount = float(params.get("spot_discount", 0.60))
         hourly *= 1.0 - discount
         item.description += f", managed spot (-{discount:.0%} assumed)"
-    runs, runs_how = runs_per_month(rec, params)
+    jobs, jobs_how = jobs_per_run(rec)
+    runs = float(params.get("runs_per_month", 1))
     item.unit_price = quote
-    item.quantity = f"{n} x {num(hours)} h ({how}) per run; {runs_how}"
-    item.per_run_usd = hourly * n * hours
+    per_run_text = f" x {jobs_how}" if jobs > 1 else ""
+    item.quantity = f"{n} x {num(hours)} h ({how}) per job{per_run_text}; {num(runs)} run(s) per month"
+    item.per_run_usd = hourly * n * hours * jobs
     item.monthly_usd = item.per_run_usd * runs
     return item
 
@@ -167,7 +178,14 @@ def _pool(rec: ComputePool, ctx: CostContext) -> LineItem:
         item.reason = pricing.missing(" or ".join(types) or "its instance types")
         return item
     hpm = float(params.get("hours_per_month", 730))
-    sizes = [s for s in (rec.min_size, rec.desired_size) if isinstance(s, int)]
+    sizes = []
+    for what, value in (("min_size", rec.min_size), ("desired_size", rec.desired_size)):
+        if isinstance(value, int) and not isinstance(value, bool):
+            size, why = bounds.count(value, what)
+            if size is None:
+                item.reason = why
+                return item
+            sizes.append(size)
     running = (
         0 if rec.pool_kind in KARPENTER else max(sizes, default=1 if rec.pool_kind == "ec2-instance" else 0)
     )
@@ -207,15 +225,26 @@ def _file_system(rec: FileSystem, ctx: CostContext) -> LineItem:
     std = pricing.efs("standard_gb_month")
     item.description = f"EFS ({rec.throughput_mode if isinstance(rec.throughput_mode, str) else 'bursting'})"
     item.unit_price = std
-    item.quantity = "storage billed per GB stored (size not declared)"
-    item.monthly_usd = 0.0
+    extra = 0.0
     if rec.throughput_mode == "provisioned" and known(rec.provisioned_throughput_mibps):
         thr_q = pricing.efs("provisioned_throughput_mibps_month")
-        if thr_q is not None:
-            mibps = float(rec.provisioned_throughput_mibps)  # type: ignore[arg-type]
-            item.monthly_usd = mibps * thr_q.usd
-            item.quantity += f"; {num(mibps)} MiB/s provisioned"
+        mibps, _ = bounds.quantity(rec.provisioned_throughput_mibps, "provisioned throughput")
+        if thr_q is not None and mibps is not None:
+            extra = mibps * thr_q.usd
+            item.quantity = f"{num(mibps)} MiB/s provisioned ({usd(extra)})"
             item.extra_prices.append(thr_q)
+    if std is None:
+        item.reason = pricing.missing("EFS Standard storage")
+        return item
+    if ctx.usage.source_of("checkpoint_storage_gb", rec.address, rec.name) == "usage file":
+        gb = float(params["checkpoint_storage_gb"])
+        stored = f"{num(gb)} GB stored (usage checkpoint_storage_gb)"
+        item.quantity = ", ".join(q for q in (stored, item.quantity) if q)
+        item.monthly_usd = gb * std.usd + extra
+        return item
+    item.reason = (
+        "size not declared: EFS bills per GB stored; set checkpoint_storage_gb for it in the usage file"
+    )
     return item
 
 
@@ -225,8 +254,15 @@ def _volume(rec: Volume, ctx: CostContext) -> LineItem | None:
     params = ctx.params(rec)
     std = ctx.pricing_for(params).efs("standard_gb_month")
     item = LineItem(rec.address, "volume", rec.location.file, rec.location.line, "EFS-backed PVC")
-    gb = float(rec.capacity_gb)  # type: ignore[arg-type]
-    item.quantity = f"{num(gb)} GB requested"
+    gb, why = bounds.quantity(rec.capacity_gb, "requested size")
+    if gb is None:
+        item.reason = why
+        return item
+    if ctx.usage.source_of("checkpoint_storage_gb", rec.address, rec.name) == "usage file":
+        gb = float(params["checkpoint_storage_gb"])
+        item.quantity = f"{num(gb)} GB stored (usage checkpoint_storage_gb)"
+    else:
+        item.quantity = f"{num(gb)} GB requested (a weak hint: EFS bills what is stored)"
     if std is None:
         item.reason = "no EFS price"
         return item

@@ -77,6 +77,8 @@ def usd(amount: float, exact: bool = False) -> str:
 def _unit(table: str, key: str) -> str:
     if table in ("ec2_hourly", "sagemaker_hourly"):
         return "h"
+    if key.endswith("_per_1000_requests"):
+        return "1,000 requests"
     if table in ("s3", "fsx_lustre") or key.endswith("_gb_month"):
         return "GB-month"
     if key.endswith("_mibps_month"):
@@ -219,6 +221,10 @@ class Pricing:
 
     def s3(self, storage_class: str) -> PriceQuote | None:
         return self.get("s3", storage_class.upper())
+
+    def s3_put(self, storage_class: str) -> PriceQuote | None:
+        """PUT/COPY/POST/LIST requests, per 1,000, for a storage class."""
+        return self.get("s3", f"{storage_class.upper()}/put_per_1000_requests")
 
     def ebs(self, item: str) -> PriceQuote | None:
         return self.get("ebs", item)
