@@ -48,7 +48,10 @@ def test_bad_usage_file_exits_2_with_line(tmp_path: Path) -> None:
 
 
 def test_region_fallback_is_stated() -> None:
-    res = CliRunner().invoke(main, ["scan", DEMO, "--format", "json", "--region", "eu-west-1"])
+    res = CliRunner().invoke(main, ["scan", DEMO, "--format", "json", "--region", "us-west-2"])
     data = json.loads(res.output)
     costs = [f["cost"] for f in data["findings"] if f["cost"]]
-    assert costs and "us-east-1 price used for eu-west-1" in costs[0]["basis"]
+    assert costs and "us-east-1 price used for us-west-2" in costs[0]["basis"]
+    notes = [n["message"] for n in data["notices"] if "cost:" in n["message"]]
+    assert notes == ["cost: prices for us-west-2 missing from the snapshot, us-east-1 prices used instead: "
+                     "ml.g5.2xlarge (sagemaker_hourly)"]  # fmt: skip

@@ -68,6 +68,7 @@ class Breakdown:
     region: str
     items: list[LineItem]
     usage_file: str | None = None
+    notices: list[str] = field(default_factory=list)
 
     @property
     def total_monthly_usd(self) -> float:
@@ -80,6 +81,7 @@ class Breakdown:
             "resources": [i.to_json() for i in self.items],
             "total_monthly_usd": round(self.total_monthly_usd, 2),
             "unpriced": sum(1 for i in self.items if i.monthly_usd is None),
+            "notices": self.notices,
         }
 
 
@@ -291,7 +293,7 @@ def build_breakdown(records: Iterable[Record], settings: Any = None) -> Breakdow
             items.append(item)
     items.sort(key=lambda i: (-(i.monthly_usd or 0.0), i.file, i.line))
     region = ctx.region or str(ctx.usage.defaults.get("region") or "us-east-1")
-    return Breakdown(region, items, ctx.usage.file)
+    return Breakdown(region, items, ctx.usage.file, ctx.notices())
 
 
 def render_json(b: Breakdown) -> str:
@@ -321,6 +323,7 @@ def render_text(b: Breakdown) -> str:
     unpriced = sum(1 for i in b.items if i.monthly_usd is None)
     if unpriced:
         lines.append(f"{unpriced} resource(s) not priced (see the reason on each line).")
+    lines.extend(f"notice: {n}" for n in b.notices)
     if not b.items:
         lines = ["No AI-training resources found."]
     return "\n".join(lines) + "\n"

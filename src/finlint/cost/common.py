@@ -7,7 +7,15 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from finlint.cost import bounds
-from finlint.cost.pricing import PriceQuote, Pricing, load_pricing, usd
+from finlint.cost.pricing import (
+    FALLBACK_REGION,
+    PriceQuote,
+    Pricing,
+    check_region,
+    load_pricing,
+    supported_regions,
+    usd,
+)
 from finlint.cost.usage import Usage, load_usage
 from finlint.finding import Cost
 from finlint.ir import Record, TrainingJob, is_unknown
@@ -63,9 +71,31 @@ class CostContext:
 
     @classmethod
     def build(cls, settings: Any = None, records: list[Record] | None = None) -> CostContext:
+        """Raises PricingError for an overlay with a bad key or a region without prices (exit 2)."""
         s = coerce_settings(settings)
         usage = s.usage if s.usage is not None else load_usage(s.usage_file)
+        if s.region is not None:
+            check_region(s.region, s.pricing_file, "--region (or config region)")
+        else:
+            where = f"region in the usage file {usage.file}" if usage.file else "region"
+            regions = [usage.defaults.get("region")] + [v.get("region") for _, v in usage.overrides]
+            for region in dict.fromkeys(r for r in regions if isinstance(r, str)):
+                check_region(region, s.pricing_file, where)
+        if s.pricing_file is not None:
+            supported_regions(s.pricing_file)  # a bad overlay fails now, even when nothing is priced
         return cls(usage=usage, region=s.region, pricing_file=s.pricing_file, records=list(records or []))
+
+    def notices(self) -> list[str]:
+        """One line per run naming the prices that fell back to another region (or none)."""
+        by_region: dict[tuple[str, str], set[str]] = {}
+        for region, pricing in self._cache.items():
+            if pricing.fallbacks:
+                by_region.setdefault((region, FALLBACK_REGION), set()).update(pricing.fallbacks)
+        return [
+            f"prices for {asked} missing from the snapshot, {FALLBACK_REGION} prices used instead: "
+            + ", ".join(sorted(keys))
+            for (asked, _), keys in sorted(by_region.items())
+        ]
 
     def params(self, record: Record | None) -> dict[str, Any]:
         if record is None:

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from finlint.cost.common import CostContext, known, num, price_note, quote_json, unpriced, usd
-from finlint.cost.pricing import PriceQuote, Pricing
+from finlint.cost.pricing import PriceQuote
 from finlint.finding import Cost, Finding
 from finlint.ir import FileSystem, Record, TrainingJob, Volume
 
@@ -132,9 +132,17 @@ def price(finding: Finding, ctx: CostContext) -> Cost:
     fsx_gb = float(params.get("fsx_lustre_gb", 1200))
     tier = int(params.get("fsx_throughput_mb_s_per_tib", 250))
 
-    std = pricing.efs("standard_gb_month")
-    lustre = pricing.get("fsx_lustre", f"PERSISTENT_2/{tier}")
-    s3_std = pricing.s3("STANDARD")
+    # One region for every price: the saving subtracts them, and never across regions.
+    std, lustre, s3_std, w_q, thr_q, s3_put, ia, ia_put = pricing.same_region(
+        ("efs", "standard_gb_month"),
+        ("fsx_lustre", f"PERSISTENT_2/{tier}"),
+        ("s3", "STANDARD"),
+        ("efs", "elastic_write_gb"),
+        ("efs", "provisioned_throughput_mibps_month"),
+        ("s3", "STANDARD/put_per_1000_requests"),
+        ("s3", "STANDARD_IA"),
+        ("s3", "STANDARD_IA/put_per_1000_requests"),
+    )
     for q, what in (
         (std, "EFS Standard storage"),
         (lustre, f"FSx for Lustre PERSISTENT_2 at {tier} MB/s/TiB"),
@@ -152,14 +160,17 @@ def price(finding: Finding, ctx: CostContext) -> Cost:
 
     efs_parts = [f"{num(size)} GB stored x {std.rate()} = {usd(size * std.usd)}"]
     efs_total = size * std.usd
-    if mode == "provisioned" and fs is not None and known(fs.provisioned_throughput_mibps):
-        thr_q = pricing.efs("provisioned_throughput_mibps_month")
-        if thr_q is not None:
-            mibps = float(fs.provisioned_throughput_mibps)  # type: ignore[arg-type]
-            efs_total += mibps * thr_q.usd
-            efs_parts.append(f"{num(mibps)} MiB/s provisioned x {thr_q.rate()} = {usd(mibps * thr_q.usd)}")
-            quotes.append(thr_q)
-            assumptions["provisioned_mibps"] = mibps
+    if (
+        mode == "provisioned"
+        and fs is not None
+        and known(fs.provisioned_throughput_mibps)
+        and thr_q is not None
+    ):
+        mibps = float(fs.provisioned_throughput_mibps)  # type: ignore[arg-type]
+        efs_total += mibps * thr_q.usd
+        efs_parts.append(f"{num(mibps)} MiB/s provisioned x {thr_q.rate()} = {usd(mibps * thr_q.usd)}")
+        quotes.append(thr_q)
+        assumptions["provisioned_mibps"] = mibps
     lower_bound = ""
     if stream.gb_per_month is None:
         lower_bound = (
@@ -167,7 +178,6 @@ def price(finding: Finding, ctx: CostContext) -> Cost:
             "(set checkpoint_size_gb, checkpoint_writers and training_hours_per_month in the usage file). "
         )
     elif mode in (None, "elastic"):
-        w_q = pricing.efs("elastic_write_gb")
         if w_q is not None:
             w = stream.gb_per_month
             assumed = "" if mode == "elastic" else ", Elastic throughput assumed (file system not linked)"
@@ -180,7 +190,8 @@ def price(finding: Finding, ctx: CostContext) -> Cost:
         assumptions["checkpoint_write_gb_per_month"] = stream.gb_per_month
         assumptions.update(stream.facts)
 
-    s3_total, s3_text, s3_quotes = _s3_side(pricing, size, stream, float(params.get("s3_part_size_mb", 8)))
+    part_mb = float(params.get("s3_part_size_mb", 8))
+    s3_total, s3_text, s3_quotes = _s3_side((s3_std, s3_put, ia, ia_put), size, stream, part_mb)
     alt_total = fsx_gb * lustre.usd + s3_total
     saving = max(0.0, efs_total - alt_total)
     quotes += [lustre, *s3_quotes]
@@ -209,12 +220,13 @@ def price(finding: Finding, ctx: CostContext) -> Cost:
 
 
 def _s3_side(
-    pricing: Pricing, size: float, stream: Stream, part_mb: float
+    quotes: tuple[PriceQuote, PriceQuote | None, PriceQuote | None, PriceQuote | None],
+    size: float,
+    stream: Stream,
+    part_mb: float,
 ) -> tuple[float, str, list[PriceQuote]]:
     """S3 for the checkpoint copies: Standard, or Standard-IA when cheaper despite its 30-day minimum."""
-    std = pricing.s3("STANDARD")
-    assert std is not None
-    std_put = pricing.s3_put("STANDARD")
+    std, std_put, ia, ia_put = quotes
     if stream.gb_per_month is None or std_put is None:
         text = (
             f"{num(size)} GB on S3 Standard x {std.rate()} = {usd(size * std.usd)} (no minimum storage "
@@ -229,7 +241,6 @@ def _s3_side(
         f"({num(round(w, 2))} GB in {num(part_mb)} MB parts) x {std_put.rate()} = "
         f"{usd(puts / 1000.0 * std_put.usd)}"
     )
-    ia, ia_put = pricing.s3("STANDARD_IA"), pricing.s3_put("STANDARD_IA")
     if ia is not None and ia_put is not None:
         billed = max(size, w * IA_MINIMUM_DAYS / DAYS_PER_MONTH)
         ia_total = billed * ia.usd + puts / 1000.0 * ia_put.usd
