@@ -22,10 +22,9 @@ from finlint.cost.common import (
     num,
     usd,
 )
+from finlint.cost.pools import KARPENTER, always_on, pool_prices
 from finlint.cost.pricing import PriceQuote
 from finlint.ir import ComputePool, FileSystem, Notebook, Record, TrainingJob, Volume, is_unknown
-
-KARPENTER = ("karpenter-nodepool", "karpenter-provisioner")
 
 
 @dataclass
@@ -43,6 +42,7 @@ class LineItem:
     monthly_usd: float | None = None
     reason: str | None = None
     extra_prices: list[PriceQuote] = field(default_factory=list)
+    ceiling_per_node_month_usd: float | None = None  # an elastic pool: what each node it adds may bill
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -56,6 +56,8 @@ class LineItem:
             "per_run_usd": None if self.per_run_usd is None else round(self.per_run_usd, 2),
             "monthly_usd": None if self.monthly_usd is None else round(self.monthly_usd, 2),
         }
+        if self.ceiling_per_node_month_usd is not None:
+            out["ceiling_per_node_month_usd"] = round(self.ceiling_per_node_month_usd, 2)
         if self.extra_prices:
             out["other_prices"] = [q.to_json() for q in self.extra_prices]
         if self.reason:
@@ -164,6 +166,7 @@ def _pool_types(rec: ComputePool) -> list[str] | None:
 
 
 def _pool(rec: ComputePool, ctx: CostContext) -> LineItem:
+    """Priced by cost.pools, the model FIN301 uses for the same pool."""
     item = LineItem(rec.address, "node_pool", rec.location.file, rec.location.line, rec.pool_kind)
     types = _pool_types(rec)
     if types is None:
@@ -171,37 +174,30 @@ def _pool(rec: ComputePool, ctx: CostContext) -> LineItem:
         return item
     params = ctx.params(rec)
     pricing = ctx.pricing_for(params)
-    quotes = sorted((q for q in (pricing.hourly(t) for t in types) if q is not None), key=lambda q: q.usd)
-    if not quotes:
+    hpm = float(params.get("hours_per_month", 730))
+    prices = pool_prices(pricing, types, hpm)
+    first, last = prices.cheapest, prices.dearest
+    if first is None or last is None:
         if rec.pool_kind in KARPENTER and not types:
             item.description += " (admits no accelerated type)"
             item.monthly_usd, item.quantity = 0.0, "0 accelerated nodes"
             return item
         item.reason = pricing.missing(" or ".join(types) or "its instance types")
         return item
-    hpm = float(params.get("hours_per_month", 730))
-    sizes = []
-    for what, value in (("min_size", rec.min_size), ("desired_size", rec.desired_size)):
-        if isinstance(value, int) and not isinstance(value, bool):
-            size, why = bounds.count(value, what)
-            if size is None:
-                item.reason = why
-                return item
-            sizes.append(size)
-    running = (
-        0 if rec.pool_kind in KARPENTER else max(sizes, default=1 if rec.pool_kind == "ec2-instance" else 0)
-    )
-    first = quotes[0]
+    running, why = always_on(rec)
+    if running is None:
+        item.reason = why
+        return item
     item.unit_price = first
-    if len(quotes) > 1:
-        last = quotes[-1]
-        item.description += (
-            f"; node-month {usd(first.usd * hpm)} ({first.key}) to {usd(last.usd * hpm)} ({last.key})"
-        )
-        item.extra_prices = quotes[1:]
+    item.description += f"; {prices.range_text()}{prices.gap_note()}"
+    item.extra_prices = list(prices.quotes[1:])
     item.quantity = f"{running} always-on node(s) x {num(hpm)} h"
     if running == 0:
-        item.quantity += "; elastic: each node-month billed as used"
+        item.ceiling_per_node_month_usd = prices.node_month(last)
+        item.quantity += (
+            f"; elastic: bills nothing until it scales, then up to {usd(prices.node_month(last))} "
+            f"per node-month it adds ({last.key}, a ceiling per node)"
+        )
     item.monthly_usd = first.usd * running * hpm
     return item
 
