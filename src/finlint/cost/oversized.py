@@ -54,7 +54,7 @@ def _alternative(itype: str, fparams: Mapping[str, Any], usage: Mapping[str, Any
 
 
 def _factor(
-    fparams: Mapping[str, Any], usage: Mapping[str, Any], notebook: bool = False
+    fparams: Mapping[str, Any], usage: Mapping[str, Any], assumption: str = ""
 ) -> tuple[float, str]:
     """The alternative's runtime relative to p5, and where it came from (1.0 is a stated assumption)."""
     for v, how in (
@@ -64,9 +64,9 @@ def _factor(
     ):
         if isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v <= 100:
             if float(v) == 1.0:
-                return 1.0, f"{how}; {NOTEBOOK_ASSUMPTION if notebook else RUNTIME_ASSUMPTION}"
+                return 1.0, f"{how}; {assumption or RUNTIME_ASSUMPTION}"
             return float(v), how
-    return 1.0, f"default; {NOTEBOOK_ASSUMPTION if notebook else RUNTIME_ASSUMPTION}"
+    return 1.0, f"default; {assumption or RUNTIME_ASSUMPTION}"
 
 
 #: Why 1.0: no source gives an H100-vs-alternative runtime for small jobs. The field guide measured
@@ -76,8 +76,9 @@ RUNTIME_ASSUMPTION = (
     "assumed 1.0: small jobs are input-bound (field guide: A100 vs A10 +40 % measured, +60 % on paper); "
     "set relative_runtime"
 )
-#: Notebooks: interactive sessions last as long on a smaller GPU; the hours are the person's.
+#: Notebooks and always-on nodes bill by the hour whatever the GPU's speed.
 NOTEBOOK_ASSUMPTION = "1.0: an interactive session lasts as long on a smaller GPU"
+POOL_ASSUMPTION = "1.0: always-on nodes bill every hour whatever their speed"
 
 
 def _pair(pricing: Pricing, itype: str, alt: str) -> tuple[PriceQuote | None, PriceQuote | None]:
@@ -167,7 +168,8 @@ def price(finding: Finding, ctx: CostContext) -> Cost:
     if alt_quote is None or quote_1 is None:
         return unpriced(KIND, pricing.missing(f"{itype} and {alt} in one region"), region=pricing.region)
     quote = quote_1
-    factor, factor_how = _factor(finding.params, params, notebook=isinstance(rec, Notebook))
+    assumption = {Notebook: NOTEBOOK_ASSUMPTION, ComputePool: POOL_ASSUMPTION}.get(type(rec), "")
+    factor, factor_how = _factor(finding.params, params, assumption)
     saving_h = quote.usd - alt_quote.usd * factor
     monthly = max(0.0, saving_h * hours)
     per_run = None if per_run_hours is None else max(0.0, saving_h * per_run_hours)
