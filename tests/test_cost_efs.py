@@ -82,6 +82,7 @@ def test_field_guide_case_twelve_gb_every_five_minutes_from_eight_nodes() -> Non
     part = cost(efs(throughput_mode="elastic"), [], usage + "  training_hours_per_month: 450\n")
     assert part.assumptions["efs_monthly_usd"] == pytest.approx(360 + 12 * 8 * 12 * 450 * 0.06)  # 31,464
     assert 20_000 < part.assumptions["efs_monthly_usd"] < 40_000  # same order as the guide's $31,000
+    assert part.monthly_usd == pytest.approx(31464 - (FSX + 27.6 + 12 * 8 * 12 * 450 * 128 / 1000 * 0.005))
 
 
 def test_direct_write_volume_and_standard_ia_when_it_is_cheaper() -> None:
