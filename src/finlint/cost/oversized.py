@@ -53,9 +53,7 @@ def _alternative(itype: str, fparams: Mapping[str, Any], usage: Mapping[str, Any
     return alt, how
 
 
-def _factor(
-    fparams: Mapping[str, Any], usage: Mapping[str, Any], assumption: str = ""
-) -> tuple[float, str]:
+def _factor(fparams: Mapping[str, Any], usage: Mapping[str, Any], assumption: str = "") -> tuple[float, str]:
     """The alternative's runtime relative to p5, and where it came from (1.0 is a stated assumption)."""
     for v, how in (
         (usage.get("relative_runtime"), "usage file"),
