@@ -195,6 +195,7 @@ def price(finding: Finding, ctx: CostContext) -> Cost:
     alt_total = fsx_gb * lustre.usd + s3_total
     saving = max(0.0, efs_total - alt_total)
     quotes += [lustre, *s3_quotes]
+    pricing.used(*quotes)
     stream_text = f"Checkpoint stream: {stream.how}. " if stream.gb_per_month is not None else ""
     none_text = " (no saving at this size)" if efs_total <= alt_total else ""
     total_text = f" = {usd(efs_total)}" if len(efs_parts) > 1 else ""

@@ -84,6 +84,8 @@ def _pair(pricing: Pricing, itype: str, alt: str) -> tuple[PriceQuote | None, Pr
     table = "sagemaker_hourly" if itype.startswith("ml.") else "ec2_hourly"
     alt_table = "sagemaker_hourly" if alt.startswith("ml.") else "ec2_hourly"
     quote, alt_quote = pricing.same_region((table, itype), (alt_table, alt))
+    if quote is not None and alt_quote is not None:
+        pricing.used(quote, alt_quote)
     return quote, alt_quote
 
 

@@ -239,11 +239,20 @@ class Pricing:
 
         ``region``: only that region's price (used to keep prices that are combined in one region).
         """
+        quote = self._quote(table, key, region)
+        self.used(quote)
+        return quote
+
+    def used(self, *quotes: PriceQuote | None) -> None:
+        """Record the quotes a figure used that came from another region (for the run's notice)."""
+        for q in quotes:
+            if q is not None and q.fallback:
+                self.fallbacks.add(f"{q.key} ({q.table})")
+
+    def _quote(self, table: str, key: str, region: str | None = None) -> PriceQuote | None:
         for where in (region,) if region else (self.region, FALLBACK_REGION):
             entry = self._tables.get(where, {}).get(table, {}).get(key)
             if entry is not None:
-                if where != self.region:
-                    self.fallbacks.add(f"{key} ({table})")
                 return PriceQuote(
                     table, key, entry.usd, _unit(table, key), where, self.region,
                     entry.source, entry.date, entry.confidence, entry.short,
@@ -255,11 +264,12 @@ class Pricing:
 
         This region when it prices every item, else the fallback region when that one does; else each
         item from this region only (a missing one is None, and the model says it is not priced).
+        The caller reports the quotes it uses with :meth:`used`.
         """
         for where in (self.region, FALLBACK_REGION):
             if all(self._tables.get(where, {}).get(t, {}).get(k) for t, k in items):
-                return [self.get(t, k, where) for t, k in items]
-        return [self.get(t, k, self.region) for t, k in items]
+                return [self._quote(t, k, where) for t, k in items]
+        return [self._quote(t, k, self.region) for t, k in items]
 
     def hourly(self, instance_type: str) -> PriceQuote | None:
         """On-Demand $/h: ``ml.*`` from the SageMaker table, anything else from EC2."""
