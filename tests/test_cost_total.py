@@ -108,3 +108,17 @@ def test_efs_of_unknown_size_is_not_priced_never_zero(tmp_path: Path) -> None:
     usage.write_text("resources:\n  aws_efs_file_system.ckpt:\n    checkpoint_storage_gb: 500\n")
     res = CliRunner().invoke(main, ["cost", str(tmp_path), "--usage-file", str(usage)])
     assert "$150.00" in res.output  # 500 GB x $0.30
+
+
+def test_absurd_sizes_in_the_cost_breakdown_are_not_priced(tmp_path: Path) -> None:
+    (tmp_path / "main.tf").write_text(
+        'resource "aws_sagemaker_notebook_instance" "nb" {\n  name = "nb"\n  role_arn = "r"\n'
+        '  instance_type = "ml.g5.xlarge"\n  volume_size = 1e308\n}\n'
+        'resource "aws_fsx_lustre_file_system" "fs" {\n  storage_capacity = 1e308\n'
+        '  subnet_ids = ["s"]\n  deployment_type = "SCRATCH_2"\n}\n'
+    )
+    res = CliRunner().invoke(main, ["cost", str(tmp_path), "--format", "json"])
+    data = json.loads(res.output, parse_constant=lambda c: pytest.fail(f"non-JSON constant {c}"))
+    items = {i["resource"]: i for i in data["resources"]}
+    for name in ("aws_sagemaker_notebook_instance.nb", "aws_fsx_lustre_file_system.fs"):
+        assert items[name]["monthly_usd"] is None and items[name]["reason"], items[name]

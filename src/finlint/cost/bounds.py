@@ -51,15 +51,14 @@ def quantity(value: Any, what: str, limit: float = MAX_GB) -> tuple[float | None
     """A non-negative finite quantity (GB, hours, MiB/s) within limit, else None and the reason."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None, f"{what} unresolved"
-    v = float(value) if abs(value) < 1e308 or isinstance(value, float) else math.inf
-    if not math.isfinite(v):
+    if isinstance(value, float) and not math.isfinite(value):
         return None, f"{what} is not a finite number"
-    if v < 0:
+    if value < 0:
         return None, f"{what} is negative ({value!r})"
-    if v > limit:
+    if value > limit:
         over = f"over {limit:,.0f}"
         return None, f"{what} {_big(value)} is beyond any plausible size ({over}); treated as unknown"
-    return v, None
+    return float(value), None
 
 
 def _big(value: Any) -> str:

@@ -145,8 +145,12 @@ def _notebook(rec: Notebook, ctx: CostContext) -> LineItem:
     item.unit_price, item.quantity = quote, f"{num(hpm)} h per month"
     item.monthly_usd = quote.usd * hpm
     storage = pricing.sagemaker_storage("notebook_ml_storage_gb_month")
-    if known(rec.volume_size_gb) and storage is not None:
-        gb = float(rec.volume_size_gb)  # type: ignore[arg-type]
+    gb_or_none, why = bounds.quantity(rec.volume_size_gb, "ML storage volume")
+    if known(rec.volume_size_gb) and gb_or_none is None:
+        item.monthly_usd, item.reason = None, why
+        return item
+    if gb_or_none is not None and storage is not None:
+        gb = gb_or_none
         item.monthly_usd += gb * storage.usd
         item.quantity += f" + {num(gb)} GB ML storage"
         item.extra_prices.append(storage)
@@ -217,7 +221,10 @@ def _file_system(rec: FileSystem, ctx: CostContext) -> LineItem:
         if quote is None:
             item.reason = pricing.missing(item.description)
             return item
-        gb = float(rec.size_gb)  # type: ignore[arg-type]
+        gb, why = bounds.quantity(rec.size_gb, "storage capacity")
+        if gb is None:
+            item.reason = why
+            return item
         item.unit_price, item.quantity, item.monthly_usd = quote, f"{num(gb)} GB", gb * quote.usd
         return item
     std = pricing.efs("standard_gb_month")
@@ -268,6 +275,16 @@ def _volume(rec: Volume, ctx: CostContext) -> LineItem | None:
     return item
 
 
+def _finite(item: LineItem) -> LineItem:
+    """A line whose figure is non-finite or absurd is 'not priced' with the reason, never $inf."""
+    for value in (item.monthly_usd, item.per_run_usd):
+        if value is not None and not (0 <= value <= bounds.MAX_USD):
+            item.monthly_usd = item.per_run_usd = None
+            item.reason = "a quantity is absurd or not finite (the figure would exceed $1 trillion)"
+            break
+    return item
+
+
 def build_breakdown(records: Iterable[Record], settings: Any = None) -> Breakdown:
     """Price every declared training job, notebook, node pool, file system and EFS claim."""
     recs = list(records)
@@ -286,7 +303,7 @@ def build_breakdown(records: Iterable[Record], settings: Any = None) -> Breakdow
         elif isinstance(rec, Volume):
             item = _volume(rec, ctx)
         if item is not None:
-            items.append(item)
+            items.append(_finite(item))
     items.sort(key=lambda i: (-(i.monthly_usd or 0.0), i.file, i.line))
     region = ctx.region or str(ctx.usage.defaults.get("region") or "us-east-1")
     return Breakdown(region, items, ctx.usage.file, ctx.notices())
