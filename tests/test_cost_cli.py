@@ -55,3 +55,12 @@ def test_region_fallback_is_stated() -> None:
     notes = [n["message"] for n in data["notices"] if "cost:" in n["message"]]
     assert notes == ["cost: prices for us-west-2 missing from the snapshot, us-east-1 prices used instead: "
                      "ml.g5.2xlarge (sagemaker_hourly)"]  # fmt: skip
+
+
+def test_cost_breakdown_per_run_is_per_tuning_run() -> None:
+    """The demo evaluator is a 12-job tuner on managed spot: a run is 12 jobs."""
+    res = CliRunner().invoke(main, ["cost", "fixtures/demo/python", "--format", "json"])
+    (item,) = [i for i in json.loads(res.output)["resources"] if i["resource"] == "launch_finetune:evaluator"]
+    assert item["per_run_usd"] == round(1.52 * 0.4 * 1 * 24 * 12, 2)  # $0.608/h x 24 h x 12 jobs = 175.10
+    assert item["monthly_usd"] == item["per_run_usd"]  # 1 run a month
+    assert "12 jobs per tuning run" in item["quantity"]
