@@ -20,6 +20,7 @@ from finlint.cost.common import (
     jobs_per_run,
     known,
     num,
+    spot_rate,
     usd,
 )
 from finlint.cost.pools import KARPENTER, always_on, pool_prices
@@ -115,8 +116,7 @@ def _job(rec: TrainingJob, ctx: CostContext) -> LineItem:
         return item
     hourly = quote.usd
     if rec.spot is True:
-        discount = float(params.get("spot_discount", 0.60))
-        hourly *= 1.0 - discount
+        hourly, discount = spot_rate(quote.usd, params)
         item.description += f", managed spot (-{discount:.0%} assumed)"
     jobs, jobs_how = jobs_per_run(rec)
     runs = float(params.get("runs_per_month", 1))

@@ -190,6 +190,12 @@ def cap_seconds(record: TrainingJob) -> tuple[int | None, str]:
     return None, ""
 
 
+def spot_rate(on_demand_usd: float, params: Mapping[str, Any]) -> tuple[float, float]:
+    """The managed-spot hourly rate every model uses, On-Demand x (1 - spot_discount), and the discount."""
+    discount = float(params.get("spot_discount", 0.60))
+    return on_demand_usd * (1.0 - discount), discount
+
+
 def runs_per_month(record: TrainingJob, params: Mapping[str, Any]) -> tuple[float, str]:
     """Jobs a month: usage runs_per_month x the record's runs multiplier (tuner jobs)."""
     runs = float(params.get("runs_per_month", 1))
@@ -214,6 +220,7 @@ __all__ = [
     "price_note",
     "quote_json",
     "runs_per_month",
+    "spot_rate",
     "unpriced",
     "usd",
 ]

@@ -16,6 +16,7 @@ from finlint.cost.common import (
     num,
     price_note,
     quote_json,
+    spot_rate,
     unpriced,
     usd,
 )
@@ -52,8 +53,7 @@ def price(finding: Finding, ctx: CostContext) -> Cost:
     hourly, rate_text = quote.usd, f"{itype} {quote.rate()}"
     discount = None
     if job.spot is True:
-        discount = float(params.get("spot_discount", 0.60))
-        hourly = quote.usd * (1.0 - discount)
+        hourly, discount = spot_rate(quote.usd, params)
         rate_text = (
             f"managed spot {usd(hourly, exact=True)}/h "
             f"({itype} {quote.rate()} x (1 - {num(discount)} spot discount))"

@@ -35,6 +35,7 @@ from finlint.cost.common import (
     num,
     price_note,
     quote_json,
+    spot_rate,
     unpriced,
     usd,
 )
@@ -139,8 +140,7 @@ def _price(finding: Finding, ctx: CostContext, local_path: bool) -> Cost:
     rate = n * per_instance
     interval_h = float(params.get("checkpoint_interval_minutes", 15)) / 60.0
     restart_h = float(params.get("restart_overhead_minutes", 10)) / 60.0
-    discount = float(params.get("spot_discount", 0.60))
-    spot_hourly = quote.usd * (1.0 - discount)
+    spot_hourly, discount = spot_rate(quote.usd, params)
 
     w = waste(rate, work_h, interval_h, restart_h, cap_h)
     ceiling = cap_h * n * quote.usd  # the capped run at On-Demand: nothing can bill more
