@@ -165,3 +165,11 @@ def test_never_above_the_capped_run_at_on_demand(rate: float, n: int, t: float) 
     usage = f"defaults:\n  spot_interruption_rate: {rate}\n  expected_runtime_hours: {t}\n"
     c = cost(job(instance_count=n, max_runtime_s=86400), usage)
     assert c.per_run_usd is not None and 0 <= c.per_run_usd <= 24 * n * 63.296
+
+
+def test_a_job_shorter_than_the_checkpoint_interval_saves_nothing() -> None:
+    """A 10-minute job with 15-minute checkpoints: from zero and 'checkpointed' are the same run."""
+    c = cost(job(instance_count=1, max_runtime_s=600))
+    assert c.per_run_usd == 0.0
+    assert c.assumptions["waste_hours_from_zero"] == c.assumptions["waste_hours_checkpointed"]
+    assert "checkpoints would save nothing here" in c.basis

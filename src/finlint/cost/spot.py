@@ -91,11 +91,13 @@ def waste(rate: float, work_h: float, interval_h: float, restart_h: float, cap_h
     """The capped expected waste of a from-zero run and of a checkpointed one (see the module doc)."""
     e0 = expected_hours_from_zero(rate, work_h, restart_h)
     ec = expected_hours_checkpointed(rate, work_h, interval_h, restart_h)
-    wc = ec - work_h if ec <= cap_h else cap_h * (1.0 - work_h / ec if math.isfinite(ec) else 1.0)
     p = 1.0 if work_h > cap_h else -math.expm1(-rate * work_h)
-    if e0 <= cap_h:
-        return SpotWaste(e0, ec, e0 - work_h, wc, False, p)
-    return SpotWaste(e0, ec, p * cap_h, wc, True, p)
+    lost = e0 > cap_h
+    w0 = p * cap_h if lost else e0 - work_h
+    if interval_h >= work_h:  # no checkpoint falls inside the work: the same run, the same waste
+        return SpotWaste(e0, ec, w0, w0, lost, p)
+    wc = ec - work_h if ec <= cap_h else cap_h * (1.0 - work_h / ec if math.isfinite(ec) else 1.0)
+    return SpotWaste(e0, ec, w0, wc, lost, p)
 
 
 def hours(x: float) -> str:
@@ -178,7 +180,12 @@ def _price(finding: Finding, ctx: CostContext, local_path: bool) -> Cost:
             else f"past the cap, waste Wc = cap x (1 - T/Ec) = {hours(w.wc)}"
         )
     )
-    if not ck_fits and w.wc > 0.99 * cap_h:
+    if interval_h >= work_h:
+        ck_text = (
+            f"a checkpoint every {num(interval_h * 60)} min never falls inside {num(round(work_h, 4))} h "
+            "of work, so checkpoints would save nothing here"
+        )
+    elif not ck_fits and w.wc > 0.99 * cap_h:
         ck_text += " (at this interruption rate the checkpointed run makes almost no progress either)"
     jobs_text = f" x {jobs_how} = {usd(per_run)} per run" if jobs > 1 else ""
     capped = " (capped at the run's On-Demand cost)" if per_job >= ceiling and w.extra_h > 0 else ""
