@@ -48,7 +48,19 @@ def test_bad_usage_file_exits_2_with_line(tmp_path: Path) -> None:
 
 
 def test_region_fallback_is_stated() -> None:
-    res = CliRunner().invoke(main, ["scan", DEMO, "--format", "json", "--region", "eu-west-1"])
+    res = CliRunner().invoke(main, ["scan", DEMO, "--format", "json", "--region", "us-west-2"])
     data = json.loads(res.output)
     costs = [f["cost"] for f in data["findings"] if f["cost"]]
-    assert costs and "us-east-1 price used for eu-west-1" in costs[0]["basis"]
+    assert costs and "us-east-1 price used for us-west-2" in costs[0]["basis"]
+    notes = [n["message"] for n in data["notices"] if "cost:" in n["message"]]
+    assert notes == ["cost: prices for us-west-2 missing from the snapshot, us-east-1 prices used instead: "
+                     "ml.g5.2xlarge (sagemaker_hourly)"]  # fmt: skip
+
+
+def test_cost_breakdown_per_run_is_per_tuning_run() -> None:
+    """The demo evaluator is a 12-job tuner on managed spot: a run is 12 jobs."""
+    res = CliRunner().invoke(main, ["cost", "fixtures/demo/python", "--format", "json"])
+    (item,) = [i for i in json.loads(res.output)["resources"] if i["resource"] == "launch_finetune:evaluator"]
+    assert item["per_run_usd"] == round(1.52 * 0.4 * 1 * 24 * 12, 2)  # $0.608/h x 24 h x 12 jobs = 175.10
+    assert item["monthly_usd"] == item["per_run_usd"]  # 1 run a month
+    assert "12 jobs per tuning run" in item["quantity"]

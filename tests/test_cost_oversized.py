@@ -66,18 +66,63 @@ def test_static_nodegroup_min_size() -> None:
     assert c.monthly_usd == pytest.approx((55.04 - 21.957642) * 2 * 730, rel=1e-12)  # 48,300.24
 
 
-def test_karpenter_pool_per_node_month() -> None:
+def test_elastic_karpenter_pool_is_a_risk_ceiling_not_a_saving() -> None:
     pool = ComputePool(
         address="NodePool/gpu", location=LOC, source_format="kubernetes", pool_kind="karpenter-nodepool",
         requirements=(Requirement("karpenter.k8s.aws/instance-family", "In", ("p5",)),),
     )  # fmt: skip
     east = cost(pool)
-    # admits p5.4xlarge and p5.48xlarge; only p5.48xlarge has a us-east-1 price
-    assert east.monthly_usd == pytest.approx((55.04 - 21.957642) * 730, rel=1e-12)  # 24,150.12
-    assert "node-month" in east.basis
+    # admits p5.4xlarge and p5.48xlarge; only p5.48xlarge has a us-east-1 price (the gap is said)
+    assert east.kind == "risk" and east.assumptions["ceiling"] is True
+    assert east.monthly_usd == pytest.approx(55.04 * 730, rel=1e-12)  # 40,179.20 per node-month
+    assert "Risk ceiling, not a saving" in east.basis and "per node-month" in east.basis
+    assert "p5.4xlarge has no price in the snapshot (a gap)" in east.basis
     west = cost(pool, region="us-west-2")
-    # us-west-2 prices p5.4xlarge ($6.88), the cheaper admitted type; the policy's alternative g6e.xlarge
-    assert west.monthly_usd == pytest.approx((6.88 - 1.861) * 730, rel=1e-12)  # 3,663.87
+    # us-west-2 prices both: the dearest, p5.48xlarge, is what one more node may bill; no gap
+    assert west.monthly_usd == pytest.approx(55.04 * 730, rel=1e-12)
+    assert "gap" not in west.basis
+
+
+def test_tuner_per_run_is_per_tuning_run() -> None:
+    rec = TrainingJob(
+        address="Job", location=LOC, source_format="x", instance_type="ml.p5.48xlarge", runs_multiplier=4,
+        max_runtime_s=3600,
+    )  # fmt: skip
+    c = cost(rec, {"alternative": "p4d.24xlarge"}, "defaults:\n  runs_per_month: 3\n")
+    saving_h = 63.296 - 25.2513  # 38.0447
+    assert c.per_run_usd == pytest.approx(saving_h * 1 * 1 * 4, rel=1e-12)  # 152.1788 per tuning run
+    assert c.monthly_usd == pytest.approx(saving_h * 4 * 3, rel=1e-12)
+    assert "4 jobs per tuning run" in c.basis
+
+
+def test_relative_runtime_one_is_a_stated_assumption() -> None:
+    rec = TrainingJob(
+        address="Job", location=LOC, source_format="x", instance_type="ml.p5.48xlarge", max_runtime_s=3600
+    )
+    c = cost(rec, {"alternative": "p4d.24xlarge"})
+    assert "assumed 1.0" in c.basis and "field guide" in c.basis
+    assert "assumed" not in cost(rec, {"alternative": "p4d.24xlarge", "relative_runtime": 1.5}).basis
+
+
+def test_scan_and_cost_agree_on_the_same_pools() -> None:
+    """FIN301 and `finlint cost` price a pool with one model (cost.pools)."""
+    import json
+
+    from click.testing import CliRunner
+
+    from finlint.cli import main
+
+    scan = json.loads(CliRunner().invoke(main, ["scan", "fixtures/demo", "--format", "json"]).output)
+    table = json.loads(CliRunner().invoke(main, ["cost", "fixtures/demo", "--format", "json"]).output)
+    fin301 = {f["resource"]: f["cost"] for f in scan["findings"] if f["rule_id"] == "FIN301"}
+    items = {i["resource"]: i for i in table["resources"]}
+    elastic, static = "NodePool/gpu-training", "aws_eks_node_group.h100"
+    assert items[elastic]["monthly_usd"] == 0.0  # bills nothing until it scales
+    assert fin301[elastic]["kind"] == "risk"
+    assert fin301[elastic]["monthly_usd"] == items[elastic]["ceiling_per_node_month_usd"] == 46206.08
+    assert fin301[static]["kind"] == "savings"
+    assert fin301[static]["monthly_usd"] <= items[static]["monthly_usd"]  # 24,150.12 <= 40,179.20
+    assert fin301[static]["assumptions"]["hourly_usd"] == items[static]["unit_price"]["usd"]
 
 
 def test_unpriced_alternative() -> None:

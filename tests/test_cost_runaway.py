@@ -58,3 +58,25 @@ def test_unpriceable() -> None:
     assert unknown.monthly_usd is None and unknown.reason
     invalid = cost(job(instance_type="ml.p4d.24xlarge", max_runtime_default_s=None))
     assert invalid.monthly_usd is None and invalid.reason and "cap" in invalid.reason
+
+
+def test_stuck_spot_job_bills_the_spot_rate() -> None:
+    """A stuck managed-spot job bills spot prices: On-Demand x (1 - spot_discount), as FIN201 does."""
+    c = cost(job(instance_type="ml.p4d.24xlarge", instance_count=2, spot=True, max_runtime_default_s=86400))
+    assert c.per_run_usd == 25.2513 * 0.4 * 2 * 24  # $10.10052/h x 2 x 24 h = 484.82496
+    assert "$484.82" in c.basis and "managed spot $10.10052/h" in c.basis
+    assert c.assumptions["billed_hourly_usd"] == 25.2513 * 0.4
+    c70 = cost(
+        job(instance_type="ml.p4d.24xlarge", spot=True, max_runtime_default_s=86400),
+        "defaults:\n  spot_discount: 0.7\n",
+    )
+    assert c70.per_run_usd == 25.2513 * (1 - 0.7) * 24  # 181.80936
+
+
+def test_absurd_inputs_are_unknown_with_the_reason() -> None:
+    """issue 10: 1e308 instances or a cap beyond the API's 28 days is unknown, never a figure."""
+    for count in (10**6, 1e308, 10**400):
+        c = cost(job(instance_type="ml.p4d.24xlarge", instance_count=count, max_runtime_default_s=86400))
+        assert c.monthly_usd is None and c.reason and "instance count" in c.reason
+    c = cost(job(instance_type="ml.p4d.24xlarge", max_runtime_s=10**12))
+    assert c.monthly_usd is None and c.reason and "2,419,200" in c.reason

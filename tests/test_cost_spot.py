@@ -1,14 +1,16 @@
-"""FIN201/FIN202 spot restarts, recomputed by hand from (e^(L*T) - 1)/L and (T/c)(e^(L*c) - 1)/L."""
+"""FIN201/FIN202 spot restarts, by hand from E(t) = (1/L + R)(e^(L*t) - 1), capped by MaxRuntime."""
 
 from __future__ import annotations
 
+import json
 import math
 from typing import Any
 
 import pytest
 
 from finlint.cost import price_findings
-from finlint.cost.usage import parse_usage
+from finlint.cost.spot import expected_hours_checkpointed
+from finlint.cost.usage import SPOT_BANDS, band_rate, parse_usage
 from finlint.finding import Finding
 from finlint.ir import Location, TrainingJob
 
@@ -24,8 +26,8 @@ def job(**kw: Any) -> TrainingJob:
         instance_type="ml.p5.48xlarge",
         instance_count=4,
         spot=True,
-        max_runtime_s=86400,
-        max_wait_s=172800,
+        max_runtime_s=172800,  # 48 h
+        max_wait_s=259200,
     )
     base.update(kw)
     return TrainingJob(**base)
@@ -41,48 +43,80 @@ def cost(rec: TrainingJob, usage: str = "", model: str = "spot-restart") -> Any:
 
 USAGE = (
     "defaults:\n  spot_interruption_rate: 0.05\n  expected_runtime_hours: 10\n"
-    "  checkpoint_interval_minutes: 30\n"
+    "  checkpoint_interval_minutes: 30\n  restart_overhead_minutes: 6\n"
 )
+# L = 4 x 0.05 = 0.2/h, R = 0.1 h, T = 10 h, c = 0.5 h
+E0 = (1 / 0.2 + 0.1) * (math.e**2 - 1)  # 5.1 x 6.389056 = 32.584186 h
+EC = 20 * (1 / 0.2 + 0.1) * (math.e**0.1 - 1)  # 20 x 5.1 x 0.105171 = 10.727434 h
 
 
-def test_poisson_restart_from_zero_vs_checkpoints() -> None:
-    c = cost(job(), USAGE)
-    # L = 4 x 0.05 = 0.2/h; T = 10 h; c = 0.5 h
-    e0 = (math.e**2 - 1) / 0.2  # 31.945280...
-    ec = (10 / 0.5) * (math.e**0.1 - 1) / 0.2  # 10.517092...
-    assert e0 == pytest.approx(31.94528, abs=1e-5)
-    assert ec == pytest.approx(10.517092, abs=1e-6)
-    per_run = (e0 - ec) * 4 * SPOT_P5  # about 2,170.11
+def test_restart_overhead_in_both_times_inside_the_cap() -> None:
+    assert round(E0, 6) == 32.584186 and round(EC, 6) == 10.727434
+    c = cost(job(), USAGE)  # cap 48 h: E0 fits
+    extra = (E0 - 10) - (EC - 10)  # 21.856752 h
+    assert c.per_run_usd == pytest.approx(extra * 4 * SPOT_P5, rel=1e-9)  # $2,213.51
+    assert c.per_run_usd == pytest.approx(2213.51, abs=0.01)
+    assert c.kind == "risk" and not c.assumptions["lost_run"]
+    assert "32.5842 h" in c.basis and "10.7274 h" in c.basis and "R = 6 min" in c.basis
+    assert "$25.3184/h" in c.basis and "$2,213.51 per job" in c.basis
+
+
+def test_capped_by_max_runtime_never_max_wait_and_the_lost_run_is_said() -> None:
+    capped = cost(job(max_runtime_s=86400), USAGE)  # cap 24 h < E0 = 32.58 h
+    p = 1 - math.exp(-0.2 * 10)  # 0.864665: at least one interruption in T
+    extra = p * 24 - (EC - 10)  # 20.751963 - 0.727434 = 20.024529 h
+    assert capped.per_run_usd == pytest.approx(extra * 4 * SPOT_P5, rel=1e-9)  # $2,027.93
+    assert capped.assumptions["lost_run"] and "whole capped run is lost" in capped.basis
+    # MaxWait counts waiting for capacity, not billed time: changing it changes nothing
+    other = cost(job(max_runtime_s=86400, max_wait_s=30 * 86400), USAGE)
+    assert other.per_run_usd == capped.per_run_usd
+
+
+def test_work_longer_than_the_cap_loses_the_run_for_sure() -> None:
+    c = cost(job(max_runtime_s=8 * 3600), USAGE)  # T = 10 h > cap 8 h
+    ec = EC  # 10.727 h > 8 h: the checkpointed run keeps T/Ec of the cap
+    wc = 8 * (1 - 10 / ec)
+    assert c.per_run_usd == pytest.approx((1.0 * 8 - wc) * 4 * SPOT_P5, rel=1e-9)
+    assert "T exceeds the cap" in c.basis
+
+
+def test_default_runs_to_its_cap_with_the_calibrated_rate() -> None:
+    """No expected runtime: T = cap = 24 h; one instance in the '>20%' band (0.133/h)."""
+    c = cost(job(instance_count=1, max_runtime_s=86400))
+    lam, r = 0.133, 10 / 60
+    p = 1 - math.exp(-lam * 24)  # 0.958904: P x 24 = 23.0137 h
+    ec = 96 * (1 / lam + r) * math.expm1(lam * 0.25)  # 24.9443 h > 24 h: Wc = 0.9086 h
+    wc = 24 * (1 - 24 / ec)
+    per_run = (p * 24 - wc) * SPOT_P5
     assert c.per_run_usd == pytest.approx(per_run, rel=1e-9)
-    assert c.monthly_usd == pytest.approx(per_run * 1, rel=1e-9)
-    assert c.kind == "risk"
-    assert "31.9453 h" in c.basis and "10.5171 h" in c.basis and "$25.3184/h" in c.basis
-    assert c.assumptions["job_interruption_rate_per_hour"] == pytest.approx(0.2)
+    assert c.per_run_usd == pytest.approx(559.67, abs=0.01)  # 22.1052 h of a 24 h run at $25.3184/h
+    assert c.per_run_usd <= 24 * 63.296  # never above the capped run at On-Demand
 
 
-def test_capped_by_max_wait() -> None:
-    c = cost(job(max_wait_s=20 * 3600), USAGE)
-    ec = 20 * (math.e**0.1 - 1) / 0.2
-    assert c.per_run_usd == pytest.approx((20 - ec) * 4 * SPOT_P5, rel=1e-9)  # 9.4829 h extra
-    assert "ends unfinished" in c.basis
+def test_field_guide_case_eight_nodes_fifteen_minute_checkpoints() -> None:
+    """The guide measured +35 % wall-clock for 8-node spot training with 15-min checkpoints."""
+    lam = band_rate(">20%")
+    overhead = expected_hours_checkpointed(8 * lam, 100.0, 0.25, 10 / 60) / 100.0 - 1
+    assert 0.30 < overhead < 0.40  # +35 % measured; the old -ln(1-s)/730 rate gave +0.03 %
+    assert 0.1 <= overhead < 1.0  # the measured order of magnitude
 
 
-def test_runs_per_month_and_tuner_multiplier() -> None:
+def test_worse_bands_interrupt_more() -> None:
+    rates = [band_rate(b) for b in SPOT_BANDS]
+    assert rates == sorted(rates) and len(set(rates)) == len(rates)
+    assert band_rate(">20%") > band_rate("15-20%")
+    assert band_rate("15-20%") == pytest.approx(0.133 * math.log(0.8) / math.log(0.75))  # 0.1032
+    lo = cost(job(instance_count=1, max_runtime_s=86400), "defaults:\n  spot_interruption_band: '<5%'\n")
+    hi = cost(job(instance_count=1, max_runtime_s=86400))
+    assert lo.monthly_usd < hi.monthly_usd
+
+
+def test_tuner_per_run_is_per_tuning_run() -> None:
+    one = cost(job(), USAGE)
     c = cost(job(runs_multiplier=5), USAGE + "  runs_per_month: 2\n")
-    e0 = (math.e**2 - 1) / 0.2
-    ec = 20 * (math.e**0.1 - 1) / 0.2
-    assert c.monthly_usd == pytest.approx((e0 - ec) * 4 * SPOT_P5 * 2 * 5, rel=1e-9)
-
-
-def test_default_band_rate_is_a_lower_bound() -> None:
-    c = cost(job(instance_count=1))
-    lam = math.log(1 / 0.8) / 730  # '>20%' band, 20 % monthly share: 0.000305676/h
-    assert c.assumptions["interruptions_per_instance_hour"] == pytest.approx(lam, rel=1e-12)
-    t = 24.0  # runs to its 86,400 s cap
-    e0 = (math.exp(lam * t) - 1) / lam
-    ec = (t / 0.25) * (math.exp(lam * 0.25) - 1) / lam
-    assert c.per_run_usd == pytest.approx((e0 - ec) * 1 * SPOT_P5, rel=1e-9)
-    assert ">20%" in c.basis
+    assert c.per_run_usd == pytest.approx(one.per_run_usd * 5, rel=1e-12)  # 5 jobs per tuning run
+    assert c.monthly_usd == pytest.approx(one.per_run_usd * 5 * 2, rel=1e-12)
+    assert "x 5 jobs per tuning run = $11,067.56 per run" in c.basis
 
 
 def test_local_path_variant_prices_the_same_exposure() -> None:
@@ -95,9 +129,7 @@ def test_local_path_variant_prices_the_same_exposure() -> None:
 def test_spot_discount_from_usage_per_resource_glob() -> None:
     usage = USAGE + "resources:\n  'Spot*':\n    spot_discount: 0.7\n"
     c = cost(job(), usage)
-    e0 = (math.e**2 - 1) / 0.2
-    ec = 20 * (math.e**0.1 - 1) / 0.2
-    assert c.per_run_usd == pytest.approx((e0 - ec) * 4 * 63.296 * 0.3, rel=1e-9)
+    assert c.per_run_usd == pytest.approx((E0 - EC) * 4 * 63.296 * 0.3, rel=1e-9)
 
 
 def test_unpriced_type() -> None:
@@ -105,11 +137,39 @@ def test_unpriced_type() -> None:
     assert c.monthly_usd is None and c.reason and "ml.trn1n.32xlarge" in c.reason
 
 
-def test_default_runtime_is_not_capped_by_itself() -> None:
-    """max_wait == max_run (common) with T defaulting to that cap: both runs would end together."""
-    c = cost(job(instance_count=8, max_wait_s=86400))
-    lam = 8 * math.log(1 / 0.8) / 730
-    e0 = (math.exp(lam * 24) - 1) / lam
-    ec = 96 * (math.exp(lam * 0.25) - 1) / lam
-    assert c.per_run_usd == pytest.approx((e0 - ec) * 8 * SPOT_P5, rel=1e-9)
-    assert c.per_run_usd > 0 and "uncapped" in c.basis
+@pytest.mark.parametrize("count", [4000, 20_000])
+def test_big_spot_job_is_total_and_under_the_physical_ceiling(count: int) -> None:
+    """issue 10: 4,000 instances overflowed math.expm1; now e^(L*T) saturates and the run is lost."""
+    c = cost(job(instance_type="ml.p4d.24xlarge", instance_count=count, max_runtime_s=86400))
+    ceiling = 24 * count * 25.2513  # the capped run at On-Demand prices
+    assert c.per_run_usd is not None and math.isfinite(c.per_run_usd)
+    assert c.per_run_usd <= ceiling
+    # L = 532/h or more: the run is lost with or without checkpoints, so checkpoints save nothing
+    assert c.assumptions["lost_run"] and c.assumptions["p_at_least_one_interruption"] == 1.0
+    assert c.per_run_usd == pytest.approx(0.0, abs=1.0)
+    assert "more than 1,000,000 h" in c.basis and "almost no progress either" in c.basis
+    json.dumps(c.to_json(), allow_nan=False)
+
+
+@pytest.mark.parametrize("count", [10**6, 1e308, float("inf"), 10**400])
+def test_absurd_instance_counts_are_unknown(count: Any) -> None:
+    c = cost(job(instance_count=count))
+    assert c.monthly_usd is None and c.reason and "instance count" in c.reason
+    assert json.loads(json.dumps(c.to_json(), allow_nan=False))["monthly_usd"] is None
+
+
+@pytest.mark.parametrize("rate", [0.001, 0.05, 0.5, 5.0, 50.0])
+@pytest.mark.parametrize("n", [1, 8, 512])
+@pytest.mark.parametrize("t", [1.0, 10.0, 24.0])
+def test_never_above_the_capped_run_at_on_demand(rate: float, n: int, t: float) -> None:
+    usage = f"defaults:\n  spot_interruption_rate: {rate}\n  expected_runtime_hours: {t}\n"
+    c = cost(job(instance_count=n, max_runtime_s=86400), usage)
+    assert c.per_run_usd is not None and 0 <= c.per_run_usd <= 24 * n * 63.296
+
+
+def test_a_job_shorter_than_the_checkpoint_interval_saves_nothing() -> None:
+    """A 10-minute job with 15-minute checkpoints: from zero and 'checkpointed' are the same run."""
+    c = cost(job(instance_count=1, max_runtime_s=600))
+    assert c.per_run_usd == 0.0
+    assert c.assumptions["waste_hours_from_zero"] == c.assumptions["waste_hours_checkpointed"]
+    assert "checkpoints would save nothing here" in c.basis

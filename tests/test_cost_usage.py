@@ -72,10 +72,10 @@ def test_usage_region_and_totals() -> None:
     a.params = b.params = {"alternative": "p4d.24xlarge"}
     c = Finding("FIN999", "x", "low", "n.yaml", 1, 1, "NB", "m", record=nb, cost_model="nope")
     d = Finding("FIN998", "x", "low", "n.yaml", 1, 1, "NB", "m", record=nb)
-    usage = parse_usage("defaults:\n  region: eu-west-1\n  hours_per_month: 100\n")
+    usage = parse_usage("defaults:\n  region: us-west-2\n  hours_per_month: 100\n")
     price_findings([a, b, c, d], [nb], {"usage": usage})
     assert a.cost and a.cost.monthly_usd == pytest.approx((63.296 - 25.2513) * 100)
-    assert "us-east-1 price used for eu-west-1" in a.cost.basis
+    assert "us-east-1 price used for us-west-2" in a.cost.basis  # no SageMaker prices for us-west-2
     assert c.cost and c.cost.monthly_usd is None and c.cost.reason and "nope" in c.cost.reason
     assert d.cost is None
     assert total_monthly_usd([a, b, c, d]) == pytest.approx((63.296 - 25.2513) * 100)  # b is suppressed

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
 from tests.conftest import FIXTURES, scan_paths
+
+from finlint.cost.pricing import usd
 
 EXPECTED = {
     ("FIN301", "cloudformation/training-stack.yaml", 18),
@@ -37,3 +41,17 @@ def test_demo_readme_lists_the_same_findings() -> None:
     readme = (FIXTURES / "demo" / "README.md").read_text(encoding="utf-8")
     for rule, file, line in EXPECTED:
         assert f"| {rule} | `{file}:{line}` |" in readme
+
+
+def test_demo_readme_dollars_are_the_scan_figures() -> None:
+    """Every $/month in the README table is the figure the scan prints for that finding."""
+    readme = (FIXTURES / "demo" / "README.md").read_text(encoding="utf-8")
+    row = re.compile(r"^\| (FIN\d+) \| `([^`]+):(\d+)` \| .* \| (\$[\d,]+\.\d\d)\b", re.M)
+    documented = {(m[1], m[2], int(m[3])): m[4] for m in row.finditer(readme)}
+    result = scan_paths([FIXTURES / "demo"])
+    actual = {
+        (f.rule_id, f.file.split("fixtures/demo/", 1)[-1], f.line): usd(f.cost.monthly_usd)
+        for f in result.findings
+        if f.cost is not None and f.cost.monthly_usd is not None
+    }
+    assert documented == actual

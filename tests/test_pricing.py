@@ -53,7 +53,9 @@ def test_storage_prices() -> None:
     assert thr and thr.usd == 6.00 and thr.unit == "MiB/s-month"
     p2 = p.fsx_lustre("PERSISTENT_2", 125)
     assert p2 and p2.usd == 0.145
-    assert p.fsx_lustre("PERSISTENT_2", 250) is None  # not found in the reference: no guess
+    p250 = p.fsx_lustre("PERSISTENT_2", 250)  # derived (the field guide's tier), and it says so
+    assert p250 and p250.usd == 0.217 and p250.confidence == "low" and "derived" in p250.source
+    assert p.fsx_lustre("PERSISTENT_2", 500) is None  # not found in the reference: no guess
 
 
 def test_gaps_are_not_priced() -> None:

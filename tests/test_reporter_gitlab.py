@@ -97,10 +97,10 @@ def test_demo_report_is_valid_and_ranked(tmp_path: Path, monkeypatch: pytest.Mon
     top = data[0]
     assert top["check_name"] == "FIN301" and top["severity"] == "critical"
     assert top["location"] == {
-        "path": "fixtures/demo/cloudformation/training-stack.yaml",
-        "lines": {"begin": 18, "end": 18},
+        "path": "fixtures/demo/kubernetes/karpenter-gpu-nodepool.yaml",
+        "lines": {"begin": 17, "end": 17},
     }
-    assert "$45,096/month, savings" in top["description"]
+    assert "$46,206/month, risk" in top["description"]
     assert all(e["description"].startswith(e["check_name"] + " ") for e in data)
 
 

@@ -192,7 +192,7 @@ def test_scan_headline_and_charts_carry_the_json_numbers(demo: dict[str, Any]) -
     total = data["summary"]["monthly_usd"]
     headline = doc.find(id="total")
     assert float(headline.attrs["data-usd"]) == pytest.approx(total, abs=0.01)
-    assert headline.text().startswith(usd_text(total)) and usd_text(total) == "$140,840"
+    assert headline.text().startswith(usd_text(total)) and usd_text(total) == "$164,358"
 
     active = [f for f in data["findings"] if "suppressed" not in f and not f.get("baseline")]
     per_rule: dict[str, float] = defaultdict(float)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,16 +31,34 @@ class Cost:
     reason: str | None = None  # why there is no figure (unpriced type, ...)
 
     def to_json(self) -> dict[str, Any]:
+        """Valid JSON always: a non-finite number (never expected) becomes null, never NaN/Infinity."""
         out: dict[str, Any] = {
-            "monthly_usd": None if self.monthly_usd is None else round(self.monthly_usd, 2),
-            "per_run_usd": None if self.per_run_usd is None else round(self.per_run_usd, 2),
+            "monthly_usd": _money(self.monthly_usd),
+            "per_run_usd": _money(self.per_run_usd),
             "kind": self.kind,
             "basis": self.basis,
-            "assumptions": self.assumptions,
+            "assumptions": _finite(self.assumptions),
         }
         if self.reason:
             out["reason"] = self.reason
         return out
+
+
+def _money(value: float | None) -> float | None:
+    return round(value, 2) if value is not None and math.isfinite(value) else None
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with non-finite floats (and ints too big for a double) replaced by None."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value if abs(value) < 2**53 else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
 
 
 @dataclass

@@ -307,7 +307,7 @@ def lint(options: ScanOptions, policies: list[Policy] | None = None) -> ScanResu
     findings = run_policies(policies, records, options.engine, undetermined)
     findings.extend(parse_error_findings(loaded.errors, policies, options.engine))
     findings = _apply_suppressions(findings, records, texts, policies, options)
-    _price(findings, records, options)
+    loaded.notices.extend(_price(findings, records, options))
     findings.sort(key=lambda f: f.sort_key())
     return ScanResult(findings, loaded.errors, loaded.notices, count, records, policies, undetermined)
 
@@ -324,7 +324,7 @@ def _apply_suppressions(
     return suppressions.apply(findings, records, texts, policies, options.engine)
 
 
-def _price(findings: list[Finding], records: list[Record], options: ScanOptions) -> None:
+def _price(findings: list[Finding], records: list[Record], options: ScanOptions) -> list[Notice]:
     from finlint import cost
 
-    cost.price_findings(findings, records, options.cost_settings)
+    return cost.price_findings(findings, records, options.cost_settings)

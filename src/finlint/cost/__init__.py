@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable
 
+from finlint.cost.bounds import finite_cost
 from finlint.cost.common import CostContext, CostSettings
 from finlint.cost.pricing import PricingError
 from finlint.cost.usage import UsageFileError
 from finlint.finding import Cost, Finding
-from finlint.ir import Record
+from finlint.ir import Notice, Record
 
 ModelFn = Callable[[Finding, CostContext], Cost]
 
@@ -33,12 +34,15 @@ def model_names() -> list[str]:
     return sorted(_models())
 
 
-def price_findings(findings: Iterable[Finding], records: Iterable[Record], settings: Any = None) -> None:
+def price_findings(
+    findings: Iterable[Finding], records: Iterable[Record], settings: Any = None
+) -> list[Notice]:
     """Set ``finding.cost`` for every finding whose policy names a cost model.
 
     ``settings``: a :class:`CostSettings`, a mapping or any object with ``region``,
     ``pricing_file`` and ``usage_file`` attributes. Raises :class:`UsageFileError` /
-    :class:`PricingError` for a bad usage or pricing file (the CLI exits 2).
+    :class:`PricingError` for a bad usage or pricing file or a region without prices (the CLI
+    exits 2). Returns the run's notices: one naming the prices that fell back to another region.
     """
     ctx = CostContext.build(settings, list(records))
     models = _models()
@@ -49,8 +53,20 @@ def price_findings(findings: Iterable[Finding], records: Iterable[Record], setti
         if model is None:
             f.cost = Cost(None, None, "risk", "", {}, reason=f"unknown cost model {f.cost_model!r}")
             continue
-        f.cost = model(f, ctx)
+        f.cost = _total(model, f, ctx)
     _count_storage_once(findings)
+    where = str(ctx.pricing_file) if ctx.pricing_file else "finlint:pricing"
+    return [Notice(where, 1, f"cost: {text}") for text in ctx.notices()]
+
+
+def _total(model: ModelFn, finding: Finding, ctx: CostContext) -> Cost:
+    """Every model is total: an arithmetic blow-up or an absurd figure is 'not priced', with why."""
+    try:
+        cost = model(finding, ctx)
+    except (OverflowError, ZeroDivisionError, ValueError) as exc:
+        reason = f"the inputs are out of range for the {finding.cost_model} model ({exc})"
+        return Cost(None, None, "risk", f"Not priced: {reason}.", {}, reason=reason)
+    return finite_cost(cost)
 
 
 def _count_storage_once(findings: Iterable[Finding]) -> None:

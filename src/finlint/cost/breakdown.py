@@ -12,11 +12,20 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from finlint import catalog
-from finlint.cost.common import CostContext, cap_seconds, instance_count, known, num, runs_per_month, usd
+from finlint.cost import bounds
+from finlint.cost.common import (
+    CostContext,
+    checked_cap,
+    checked_instance_count,
+    jobs_per_run,
+    known,
+    num,
+    spot_rate,
+    usd,
+)
+from finlint.cost.pools import KARPENTER, always_on, pool_prices
 from finlint.cost.pricing import PriceQuote
 from finlint.ir import ComputePool, FileSystem, Notebook, Record, TrainingJob, Volume, is_unknown
-
-KARPENTER = ("karpenter-nodepool", "karpenter-provisioner")
 
 
 @dataclass
@@ -35,6 +44,7 @@ class LineItem:
     reason: str | None = None
     extra_prices: list[PriceQuote] = field(default_factory=list)
     estimate: str = "expected"  # "ceiling": priced at a runtime cap, the most it can cost
+    ceiling_per_node_month_usd: float | None = None  # an elastic pool: what each node it adds may bill
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -49,6 +59,8 @@ class LineItem:
             "monthly_usd": None if self.monthly_usd is None else round(self.monthly_usd, 2),
             "estimate": self.estimate,
         }
+        if self.ceiling_per_node_month_usd is not None:
+            out["ceiling_per_node_month_usd"] = round(self.ceiling_per_node_month_usd, 2)
         if self.extra_prices:
             out["other_prices"] = [q.to_json() for q in self.extra_prices]
         if self.reason:
@@ -61,6 +73,7 @@ class Breakdown:
     region: str
     items: list[LineItem]
     usage_file: str | None = None
+    notices: list[str] = field(default_factory=list)
 
     @property
     def total_monthly_usd(self) -> float:
@@ -73,6 +86,7 @@ class Breakdown:
             "resources": [i.to_json() for i in self.items],
             "total_monthly_usd": round(self.total_monthly_usd, 2),
             "unpriced": sum(1 for i in self.items if i.monthly_usd is None),
+            "notices": self.notices,
         }
 
 
@@ -82,36 +96,37 @@ def _job(rec: TrainingJob, ctx: CostContext) -> LineItem:
         item.reason = "instance type unknown or unresolved"
         return item
     itype = str(rec.instance_type)
-    n = instance_count(rec)
+    n, n_why = checked_instance_count(rec)
     params = ctx.params(rec)
     pricing = ctx.pricing_for(params)
     quote = pricing.hourly(itype)
     item.description = f"{itype} training job"
     if n is None:
-        item.reason = "instance count unresolved"
+        item.reason = n_why or "instance count unresolved"
         return item
     if quote is None:
         item.reason = pricing.missing(itype)
         return item
-    cap_s, _ = cap_seconds(rec)
+    cap_h, _, cap_why = checked_cap(rec)
     expected = params.get("expected_runtime_hours")
     if expected is not None:
         hours, how = float(expected), "expected runtime"
-    elif cap_s is not None:
-        hours, how = cap_s / 3600.0, "runtime cap"
+    elif cap_h is not None:
+        hours, how = cap_h, "runtime cap"
     else:
-        item.reason = "no runtime known: set expected_runtime_hours in the usage file"
+        item.reason = f"no runtime known ({cap_why}): set expected_runtime_hours in the usage file"
         return item
     hourly = quote.usd
     if rec.spot is True:
-        discount = float(params.get("spot_discount", 0.60))
-        hourly *= 1.0 - discount
+        hourly, discount = spot_rate(quote.usd, params)
         item.description += f", managed spot (-{discount:.0%} assumed)"
-    runs, runs_how = runs_per_month(rec, params)
+    jobs, jobs_how = jobs_per_run(rec)
+    runs = float(params.get("runs_per_month", 1))
     item.unit_price = quote
     item.estimate = "ceiling" if how == "runtime cap" else "expected"
-    item.quantity = f"{n} x {num(hours)} h ({how}) per run; {runs_how}"
-    item.per_run_usd = hourly * n * hours
+    per_run_text = f" x {jobs_how}" if jobs > 1 else ""
+    item.quantity = f"{n} x {num(hours)} h ({how}) per job{per_run_text}; {num(runs)} run(s) per month"
+    item.per_run_usd = hourly * n * hours * jobs
     item.monthly_usd = item.per_run_usd * runs
     return item
 
@@ -133,8 +148,12 @@ def _notebook(rec: Notebook, ctx: CostContext) -> LineItem:
     item.unit_price, item.quantity = quote, f"{num(hpm)} h per month"
     item.monthly_usd = quote.usd * hpm
     storage = pricing.sagemaker_storage("notebook_ml_storage_gb_month")
-    if known(rec.volume_size_gb) and storage is not None:
-        gb = float(rec.volume_size_gb)  # type: ignore[arg-type]
+    gb_or_none, why = bounds.quantity(rec.volume_size_gb, "ML storage volume")
+    if known(rec.volume_size_gb) and gb_or_none is None:
+        item.monthly_usd, item.reason = None, why
+        return item
+    if gb_or_none is not None and storage is not None:
+        gb = gb_or_none
         item.monthly_usd += gb * storage.usd
         item.quantity += f" + {num(gb)} GB ML storage"
         item.extra_prices.append(storage)
@@ -154,6 +173,7 @@ def _pool_types(rec: ComputePool) -> list[str] | None:
 
 
 def _pool(rec: ComputePool, ctx: CostContext) -> LineItem:
+    """Priced by cost.pools, the model FIN301 uses for the same pool."""
     item = LineItem(rec.address, "node_pool", rec.location.file, rec.location.line, rec.pool_kind)
     types = _pool_types(rec)
     if types is None:
@@ -161,30 +181,30 @@ def _pool(rec: ComputePool, ctx: CostContext) -> LineItem:
         return item
     params = ctx.params(rec)
     pricing = ctx.pricing_for(params)
-    quotes = sorted((q for q in (pricing.hourly(t) for t in types) if q is not None), key=lambda q: q.usd)
-    if not quotes:
+    hpm = float(params.get("hours_per_month", 730))
+    prices = pool_prices(pricing, types, hpm)
+    first, last = prices.cheapest, prices.dearest
+    if first is None or last is None:
         if rec.pool_kind in KARPENTER and not types:
             item.description += " (admits no accelerated type)"
             item.monthly_usd, item.quantity = 0.0, "0 accelerated nodes"
             return item
         item.reason = pricing.missing(" or ".join(types) or "its instance types")
         return item
-    hpm = float(params.get("hours_per_month", 730))
-    sizes = [s for s in (rec.min_size, rec.desired_size) if isinstance(s, int)]
-    running = (
-        0 if rec.pool_kind in KARPENTER else max(sizes, default=1 if rec.pool_kind == "ec2-instance" else 0)
-    )
-    first = quotes[0]
+    running, why = always_on(rec)
+    if running is None:
+        item.reason = why
+        return item
     item.unit_price = first
-    if len(quotes) > 1:
-        last = quotes[-1]
-        item.description += (
-            f"; node-month {usd(first.usd * hpm)} ({first.key}) to {usd(last.usd * hpm)} ({last.key})"
-        )
-        item.extra_prices = quotes[1:]
+    item.description += f"; {prices.range_text()}{prices.gap_note()}"
+    item.extra_prices = list(prices.quotes[1:])
     item.quantity = f"{running} always-on node(s) x {num(hpm)} h"
     if running == 0:
-        item.quantity += "; elastic: each node-month billed as used"
+        item.ceiling_per_node_month_usd = prices.node_month(last)
+        item.quantity += (
+            f"; elastic: bills nothing until it scales, then up to {usd(prices.node_month(last))} "
+            f"per node-month it adds ({last.key}, a ceiling per node)"
+        )
     item.monthly_usd = first.usd * running * hpm
     return item
 
@@ -204,21 +224,35 @@ def _file_system(rec: FileSystem, ctx: CostContext) -> LineItem:
         if quote is None:
             item.reason = pricing.missing(item.description)
             return item
-        gb = float(rec.size_gb)  # type: ignore[arg-type]
+        gb, why = bounds.quantity(rec.size_gb, "storage capacity")
+        if gb is None:
+            item.reason = why
+            return item
         item.unit_price, item.quantity, item.monthly_usd = quote, f"{num(gb)} GB", gb * quote.usd
         return item
     std = pricing.efs("standard_gb_month")
     item.description = f"EFS ({rec.throughput_mode if isinstance(rec.throughput_mode, str) else 'bursting'})"
     item.unit_price = std
-    item.quantity = "storage billed per GB stored (size not declared)"
-    item.monthly_usd = 0.0
+    extra = 0.0
     if rec.throughput_mode == "provisioned" and known(rec.provisioned_throughput_mibps):
         thr_q = pricing.efs("provisioned_throughput_mibps_month")
-        if thr_q is not None:
-            mibps = float(rec.provisioned_throughput_mibps)  # type: ignore[arg-type]
-            item.monthly_usd = mibps * thr_q.usd
-            item.quantity += f"; {num(mibps)} MiB/s provisioned"
+        mibps, _ = bounds.quantity(rec.provisioned_throughput_mibps, "provisioned throughput")
+        if thr_q is not None and mibps is not None:
+            extra = mibps * thr_q.usd
+            item.quantity = f"{num(mibps)} MiB/s provisioned ({usd(extra)})"
             item.extra_prices.append(thr_q)
+    if std is None:
+        item.reason = pricing.missing("EFS Standard storage")
+        return item
+    if ctx.usage.source_of("checkpoint_storage_gb", rec.address, rec.name) == "usage file":
+        gb = float(params["checkpoint_storage_gb"])
+        stored = f"{num(gb)} GB stored (usage checkpoint_storage_gb)"
+        item.quantity = ", ".join(q for q in (stored, item.quantity) if q)
+        item.monthly_usd = gb * std.usd + extra
+        return item
+    item.reason = (
+        "size not declared: EFS bills per GB stored; set checkpoint_storage_gb for it in the usage file"
+    )
     return item
 
 
@@ -228,12 +262,29 @@ def _volume(rec: Volume, ctx: CostContext) -> LineItem | None:
     params = ctx.params(rec)
     std = ctx.pricing_for(params).efs("standard_gb_month")
     item = LineItem(rec.address, "volume", rec.location.file, rec.location.line, "EFS-backed PVC")
-    gb = float(rec.capacity_gb)  # type: ignore[arg-type]
-    item.quantity = f"{num(gb)} GB requested"
+    gb, why = bounds.quantity(rec.capacity_gb, "requested size")
+    if gb is None:
+        item.reason = why
+        return item
+    if ctx.usage.source_of("checkpoint_storage_gb", rec.address, rec.name) == "usage file":
+        gb = float(params["checkpoint_storage_gb"])
+        item.quantity = f"{num(gb)} GB stored (usage checkpoint_storage_gb)"
+    else:
+        item.quantity = f"{num(gb)} GB requested (a weak hint: EFS bills what is stored)"
     if std is None:
         item.reason = "no EFS price"
         return item
     item.unit_price, item.monthly_usd = std, gb * std.usd
+    return item
+
+
+def _finite(item: LineItem) -> LineItem:
+    """A line whose figure is non-finite or absurd is 'not priced' with the reason, never $inf."""
+    for value in (item.monthly_usd, item.per_run_usd):
+        if value is not None and not (0 <= value <= bounds.MAX_USD):
+            item.monthly_usd = item.per_run_usd = None
+            item.reason = "a quantity is absurd or not finite (the figure would exceed $1 trillion)"
+            break
     return item
 
 
@@ -255,10 +306,10 @@ def build_breakdown(records: Iterable[Record], settings: Any = None) -> Breakdow
         elif isinstance(rec, Volume):
             item = _volume(rec, ctx)
         if item is not None:
-            items.append(item)
+            items.append(_finite(item))
     items.sort(key=lambda i: (-(i.monthly_usd or 0.0), i.file, i.line))
     region = ctx.region or str(ctx.usage.defaults.get("region") or "us-east-1")
-    return Breakdown(region, items, ctx.usage.file)
+    return Breakdown(region, items, ctx.usage.file, ctx.notices())
 
 
 def render_json(b: Breakdown) -> str:
@@ -288,6 +339,7 @@ def render_text(b: Breakdown) -> str:
     unpriced = sum(1 for i in b.items if i.monthly_usd is None)
     if unpriced:
         lines.append(f"{unpriced} resource(s) not priced (see the reason on each line).")
+    lines.extend(f"notice: {n}" for n in b.notices)
     if not b.items:
         lines = ["No AI-training resources found."]
     return "\n".join(lines) + "\n"

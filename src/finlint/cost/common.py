@@ -6,7 +6,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-from finlint.cost.pricing import PriceQuote, Pricing, load_pricing, usd
+from finlint.cost import bounds
+from finlint.cost.pricing import (
+    FALLBACK_REGION,
+    PriceQuote,
+    Pricing,
+    check_region,
+    load_pricing,
+    supported_regions,
+    usd,
+)
 from finlint.cost.usage import Usage, load_usage
 from finlint.finding import Cost
 from finlint.ir import Record, TrainingJob, is_unknown
@@ -62,9 +71,31 @@ class CostContext:
 
     @classmethod
     def build(cls, settings: Any = None, records: list[Record] | None = None) -> CostContext:
+        """Raises PricingError for an overlay with a bad key or a region without prices (exit 2)."""
         s = coerce_settings(settings)
         usage = s.usage if s.usage is not None else load_usage(s.usage_file)
+        if s.region is not None:
+            check_region(s.region, s.pricing_file, "--region (or config region)")
+        else:
+            where = f"region in the usage file {usage.file}" if usage.file else "region"
+            regions = [usage.defaults.get("region")] + [v.get("region") for _, v in usage.overrides]
+            for region in dict.fromkeys(r for r in regions if isinstance(r, str)):
+                check_region(region, s.pricing_file, where)
+        if s.pricing_file is not None:
+            supported_regions(s.pricing_file)  # a bad overlay fails now, even when nothing is priced
         return cls(usage=usage, region=s.region, pricing_file=s.pricing_file, records=list(records or []))
+
+    def notices(self) -> list[str]:
+        """One line per run naming the prices that fell back to another region (or none)."""
+        by_region: dict[tuple[str, str], set[str]] = {}
+        for region, pricing in self._cache.items():
+            if pricing.fallbacks:
+                by_region.setdefault((region, FALLBACK_REGION), set()).update(pricing.fallbacks)
+        return [
+            f"prices for {asked} missing from the snapshot, {FALLBACK_REGION} prices used instead: "
+            + ", ".join(sorted(keys))
+            for (asked, _), keys in sorted(by_region.items())
+        ]
 
     def params(self, record: Record | None) -> dict[str, Any]:
         if record is None:
@@ -111,11 +142,43 @@ def quote_json(*quotes: PriceQuote | None) -> dict[str, Any]:
 
 
 def instance_count(record: TrainingJob) -> int | None:
-    """Instances per run: 1 when absent (the SDK and API default), None when unresolved."""
-    count = record.instance_count
-    if count is None:
-        return 1
-    return int(count) if isinstance(count, int) else None
+    """Instances per run: 1 when absent (the SDK and API default), None when unresolved or absurd."""
+    return checked_instance_count(record)[0]
+
+
+def checked_instance_count(record: TrainingJob) -> tuple[int | None, str]:
+    """Instances per run and, when there is no usable count, why (unresolved, absurd)."""
+    if record.instance_count is None:
+        return 1, ""
+    n, why = bounds.count(record.instance_count, "instance count")
+    if n is not None and n < 1:
+        return None, "instance count is 0"
+    return n, why or ""
+
+
+def checked_cap(record: TrainingJob) -> tuple[float | None, str, str]:
+    """The runtime cap in hours, how it applies, and why there is none (bounded by the API's 28 days)."""
+    seconds, how = cap_seconds(record)
+    if seconds is None:
+        return None, "", "no runtime cap known (MaxRuntimeInSeconds unresolved)"
+    if seconds <= 0 or seconds > bounds.MAX_RUNTIME_S:
+        return (
+            None,
+            how,
+            (
+                f"MaxRuntimeInSeconds {seconds:,} is outside the API's range (1-{bounds.MAX_RUNTIME_S:,} s); "
+                "treated as unknown"
+            ),
+        )
+    return seconds / 3600.0, how, ""
+
+
+def jobs_per_run(record: TrainingJob) -> tuple[int, str]:
+    """Training jobs per run: a tuner's max_jobs, else 1 (bounded like an instance count)."""
+    mult = record.runs_multiplier
+    if isinstance(mult, int) and not isinstance(mult, bool) and 1 < mult <= bounds.MAX_INSTANCES:
+        return mult, f"{mult} jobs per tuning run"
+    return 1, ""
 
 
 def cap_seconds(record: TrainingJob) -> tuple[int | None, str]:
@@ -127,10 +190,16 @@ def cap_seconds(record: TrainingJob) -> tuple[int | None, str]:
     return None, ""
 
 
+def spot_rate(on_demand_usd: float, params: Mapping[str, Any]) -> tuple[float, float]:
+    """The managed-spot hourly rate every model uses, On-Demand x (1 - spot_discount), and the discount."""
+    discount = float(params.get("spot_discount", 0.60))
+    return on_demand_usd * (1.0 - discount), discount
+
+
 def runs_per_month(record: TrainingJob, params: Mapping[str, Any]) -> tuple[float, str]:
-    """Runs a month: usage runs_per_month x the record's runs multiplier (tuner jobs)."""
+    """Jobs a month: usage runs_per_month x the record's runs multiplier (tuner jobs)."""
     runs = float(params.get("runs_per_month", 1))
-    mult = record.runs_multiplier if isinstance(record.runs_multiplier, int) else 1
+    mult, _ = jobs_per_run(record)
     if mult > 1:
         return runs * mult, f"{num(runs)} run(s) per month x {mult} jobs per run (tuner)"
     return runs, f"{num(runs)} run(s) per month"
@@ -141,6 +210,9 @@ __all__ = [
     "CostSettings",
     "HOURS_PER_MONTH",
     "cap_seconds",
+    "checked_cap",
+    "checked_instance_count",
+    "jobs_per_run",
     "coerce_settings",
     "instance_count",
     "known",
@@ -148,6 +220,7 @@ __all__ = [
     "price_note",
     "quote_json",
     "runs_per_month",
+    "spot_rate",
     "unpriced",
     "usd",
 ]

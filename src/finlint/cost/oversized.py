@@ -1,11 +1,13 @@
 """FIN301 oversized p5: the price difference to a named alternative for the hours the resource runs.
 
-saving per p5 instance-hour = p5 price - alternative price x relative runtime
-job:          x instances x runtime hours x runs per month (per run: without the runs)
+saving per p5 instance-hour = p5 price - alternative price x relative runtime   (both from one region)
+job:          x instances x runtime hours x jobs per run (tuner) = per run; x runs per month
 notebook:     x hours in service per month (usage hours_per_month, default 730)
-static pool:  x always-on nodes (min/desired size) x 730 h
-elastic pool: x 730 h, "for each p5 node-month it may add" (Karpenter: the cheapest admitted p5-class type)
-The alternative and the relative-runtime factor come from the policy params (or the usage file).
+static pool:  x always-on nodes x hours_per_month (kind savings), the pool model of `finlint cost`
+elastic pool: a risk ceiling, not a saving: it bills nothing until it scales, then each node it adds
+              bills up to the dearest priced admitted type's node-month (cost.pools, as `finlint cost`)
+The alternative and the relative-runtime factor come from the policy params (or the usage file);
+a relative runtime of 1.0 is an assumption the basis states.
 """
 
 from __future__ import annotations
@@ -15,16 +17,17 @@ from typing import Any, Mapping
 from finlint import catalog
 from finlint.cost.common import (
     CostContext,
-    cap_seconds,
-    instance_count,
+    checked_cap,
+    checked_instance_count,
+    jobs_per_run,
     known,
     num,
     price_note,
     quote_json,
-    runs_per_month,
     unpriced,
     usd,
 )
+from finlint.cost.pools import always_on, pool_prices
 from finlint.cost.pricing import PriceQuote, Pricing
 from finlint.finding import Cost, Finding
 from finlint.ir import ComputePool, Notebook, TrainingJob
@@ -50,16 +53,40 @@ def _alternative(itype: str, fparams: Mapping[str, Any], usage: Mapping[str, Any
     return alt, how
 
 
-def _factor(fparams: Mapping[str, Any], usage: Mapping[str, Any]) -> float:
-    for v in (usage.get("relative_runtime"), fparams.get("relative_runtime"), fparams.get("runtime_factor")):
-        if isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0:
-            return float(v)
-    return 1.0
+def _factor(fparams: Mapping[str, Any], usage: Mapping[str, Any], assumption: str = "") -> tuple[float, str]:
+    """The alternative's runtime relative to p5, and where it came from (1.0 is a stated assumption)."""
+    for v, how in (
+        (usage.get("relative_runtime"), "usage file"),
+        (fparams.get("relative_runtime"), "policy param"),
+        (fparams.get("runtime_factor"), "policy param"),
+    ):
+        if isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v <= 100:
+            if float(v) == 1.0:
+                return 1.0, f"{how}; {assumption or RUNTIME_ASSUMPTION}"
+            return float(v), how
+    return 1.0, f"default; {assumption or RUNTIME_ASSUMPTION}"
 
 
-def _cheapest(pricing: Pricing, types: list[str]) -> PriceQuote | None:
-    quotes = [q for q in (pricing.hourly(t) for t in types) if q is not None]
-    return min(quotes, key=lambda q: q.usd) if quotes else None
+#: Why 1.0: no source gives an H100-vs-alternative runtime for small jobs. The field guide measured
+#: A100 vs A10 at +40 % where +60 % was on paper, because the input pipeline could not feed the
+#: GPU; a job under the min_gpu_hours threshold is assumed input-bound the same way.
+RUNTIME_ASSUMPTION = (
+    "assumed 1.0: small jobs are input-bound (field guide: A100 vs A10 +40 % measured, +60 % on paper); "
+    "set relative_runtime"
+)
+#: Notebooks and always-on nodes bill by the hour whatever the GPU's speed.
+NOTEBOOK_ASSUMPTION = "1.0: an interactive session lasts as long on a smaller GPU"
+POOL_ASSUMPTION = "1.0: always-on nodes bill every hour whatever their speed"
+
+
+def _pair(pricing: Pricing, itype: str, alt: str) -> tuple[PriceQuote | None, PriceQuote | None]:
+    """The p5 price and the alternative's from ONE region: their difference never mixes regions."""
+    table = "sagemaker_hourly" if itype.startswith("ml.") else "ec2_hourly"
+    alt_table = "sagemaker_hourly" if alt.startswith("ml.") else "ec2_hourly"
+    quote, alt_quote = pricing.same_region((table, itype), (alt_table, alt))
+    if quote is not None and alt_quote is not None:
+        pricing.used(quote, alt_quote)
+    return quote, alt_quote
 
 
 def price(finding: Finding, ctx: CostContext) -> Cost:
@@ -77,47 +104,56 @@ def price(finding: Finding, ctx: CostContext) -> Cost:
         if quote is None:
             return unpriced(KIND, pricing.missing(itype), instance_type=itype, region=pricing.region)
         if isinstance(rec, TrainingJob):
-            n = instance_count(rec)
+            n, n_why = checked_instance_count(rec)
             if n is None:
-                return unpriced(KIND, "instance count unresolved")
-            runtime_s, how = cap_seconds(rec)
+                return unpriced(KIND, n_why or "instance count unresolved")
+            cap_h, how, cap_why = checked_cap(rec)
             expected = params.get("expected_runtime_hours")
             if expected is not None:
                 run_h, run_how = float(expected), "expected runtime (usage)"
-            elif runtime_s is not None:
-                run_h, run_how = runtime_s / 3600.0, f"runs to its cap: {how}"
+            elif cap_h is not None:
+                run_h, run_how = cap_h, f"runs to its cap: {how}"
             else:
-                return unpriced(KIND, "no runtime known: set expected_runtime_hours in the usage file")
-            runs, runs_how = runs_per_month(rec, params)
-            per_run_hours = n * run_h
+                return unpriced(KIND, f"no runtime known ({cap_why}): set expected_runtime_hours")
+            jobs, jobs_how = jobs_per_run(rec)
+            runs = float(params.get("runs_per_month", 1))
+            per_run_hours = n * run_h * jobs
             hours = per_run_hours * runs
+            jobs_text = f" x {jobs_how}" if jobs > 1 else ""
             hours_text = (
-                f"{n} instance(s) x {num(run_h)} h ({run_how}) x {runs_how} = {num(hours)} instance-hours"
+                f"{n} instance(s) x {num(run_h)} h ({run_how}){jobs_text} = {num(per_run_hours)} "
+                f"instance-hours per run x {num(runs)} run(s) per month = {num(hours)} instance-hours"
             )
         else:
             hours = hpm
             hours_text = f"{num(hpm)} h in service per month (usage hours_per_month)"
     elif isinstance(rec, ComputePool):
-        # What the rule established (facts.pool_family_exposure), for the families in its params.
+        # What the rule established (facts.pool_family_exposure), priced by the pool model that
+        # `finlint cost` uses for the same pool (cost.pools).
         types = [t for t in finding.evidence.get("types", ()) if isinstance(t, str)]
         if not types:
             return unpriced(KIND, "the rule established no instance types for this pool")
-        types_note = str(finding.evidence.get("types_how", "declared"))
-        quote = _cheapest(pricing, types)
-        if quote is None:
+        types_how = str(finding.evidence.get("types_how", "declared"))
+        prices = pool_prices(pricing, types, hpm)
+        if prices.cheapest is None:
             return unpriced(KIND, pricing.missing(" or ".join(types)), region=pricing.region)
+        running, why = always_on(rec)
+        evidence_on = finding.evidence.get("always_on")
+        if isinstance(evidence_on, int) and not isinstance(evidence_on, bool) and running is not None:
+            running = max(running, evidence_on)
+        if running is None:
+            return unpriced(KIND, why)
+        if running == 0:
+            return _ceiling(finding, prices, types, types_how)
+        quote = prices.cheapest
         itype = quote.key
-        running = int(finding.evidence.get("always_on", 0))
-        if running >= 1:
-            hours = running * hpm
-            hours_text = f"{running} always-on node(s) x {num(hpm)} h = {num(hours)} node-hours"
-        else:
-            hours = hpm
-            hours_text = f"each node-month it may add: 1 node x {num(hpm)} h"
+        hours = running * hpm
+        hours_text = f"{running} always-on node(s) x {num(hpm)} h = {num(hours)} node-hours"
         if len(types) > 1:
-            types_note = f"; {itype} is the cheapest priced of {', '.join(types)} ({types_note})"
+            types_note = f"; {itype} is the cheapest priced of {', '.join(types)} ({types_how})"
         else:
-            types_note = f"; {itype} {types_note}"
+            types_note = f"; {itype} {types_how}"
+        types_note += prices.gap_note()
     else:
         return unpriced(KIND, "oversized-p5 prices jobs, notebooks and compute pools only")
 
@@ -128,14 +164,16 @@ def price(finding: Finding, ctx: CostContext) -> Cost:
     alt, alt_how = _alternative(itype, alt_params, params)
     if alt is None:
         return unpriced(KIND, f"no alternative named for {itype} (policy param 'alternative')")
-    alt_quote = pricing.hourly(alt)
-    if alt_quote is None:
-        return unpriced(KIND, pricing.missing(alt), instance_type=alt, region=pricing.region)
-    factor = _factor(finding.params, params)
+    quote_1, alt_quote = _pair(pricing, itype, alt)
+    if alt_quote is None or quote_1 is None:
+        return unpriced(KIND, pricing.missing(f"{itype} and {alt} in one region"), region=pricing.region)
+    quote = quote_1
+    assumption = {Notebook: NOTEBOOK_ASSUMPTION, ComputePool: POOL_ASSUMPTION}.get(type(rec), "")
+    factor, factor_how = _factor(finding.params, params, assumption)
     saving_h = quote.usd - alt_quote.usd * factor
     monthly = max(0.0, saving_h * hours)
     per_run = None if per_run_hours is None else max(0.0, saving_h * per_run_hours)
-    factor_text = f" x {num(factor)} relative runtime"
+    factor_text = f" x {num(factor)} relative runtime ({factor_how})"
     none_text = " (no saving: the alternative costs as much or more)" if saving_h <= 0 else ""
     per_run_text = "" if per_run is None else f"{usd(per_run)} per run; "
     basis = (
@@ -150,6 +188,7 @@ def price(finding: Finding, ctx: CostContext) -> Cost:
         "alternative_source": alt_how,
         "alternative_hourly_usd": alt_quote.usd,
         "relative_runtime": factor,
+        "relative_runtime_source": factor_how,
         "saving_per_instance_hour_usd": saving_h,
         "instance_hours_per_month": hours,
         "region": quote.region,
@@ -158,3 +197,35 @@ def price(finding: Finding, ctx: CostContext) -> Cost:
     if per_run_hours is not None:
         assumptions["instance_hours_per_run"] = per_run_hours
     return Cost(monthly, per_run, KIND, basis, assumptions)
+
+
+def _ceiling(finding: Finding, prices: Any, types: list[str], types_how: str) -> Cost:
+    """An elastic pool: a risk ceiling per node it adds, never a saving (as `finlint cost` shows it)."""
+    top = prices.dearest
+    assert top is not None
+    node_month = prices.node_month(top)
+    unbounded = bool(finding.evidence.get("unbounded"))
+    bound = (
+        "nothing limits how many it adds (no spec.limits that bound it)"
+        if unbounded
+        else "its limits bound how many it adds"
+    )
+    basis = (
+        f"Risk ceiling, not a saving: the pool keeps no node running, so it bills nothing until it "
+        f"scales (finlint cost: $0.00/month); each node it adds bills up to {top.key} {top.rate()} x "
+        f"{num(prices.hours_per_month)} h = {usd(node_month)} per node-month, the dearest priced of "
+        f"{', '.join(types)} ({types_how}){prices.gap_note()}; {bound}. {price_note(*prices.quotes)}"
+    )
+    assumptions: dict[str, Any] = {
+        "ceiling": True,
+        "per": "node-month",
+        "instance_type": top.key,
+        "hourly_usd": top.usd,
+        "hours_per_month": prices.hours_per_month,
+        "always_on": 0,
+        "unbounded": unbounded,
+        "unpriced_types": list(prices.unpriced),
+        "region": top.region,
+        "prices": quote_json(*prices.quotes),
+    }
+    return Cost(node_month, None, "risk", basis, assumptions)

@@ -6,7 +6,9 @@ cost basis can cite where each number came from. A missing price is ``None``, ne
 
 from __future__ import annotations
 
+import difflib
 import json
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -77,6 +79,8 @@ def usd(amount: float, exact: bool = False) -> str:
 def _unit(table: str, key: str) -> str:
     if table in ("ec2_hourly", "sagemaker_hourly"):
         return "h"
+    if key.endswith("_per_1000_requests"):
+        return "1,000 requests"
     if table in ("s3", "fsx_lustre") or key.endswith("_gb_month"):
         return "GB-month"
     if key.endswith("_mibps_month"):
@@ -97,8 +101,12 @@ class _Entry:
     short: str
 
 
-def _parse(data: Any, origin: str) -> dict[str, dict[str, dict[str, _Entry]]]:
-    """Flatten ``regions -> table -> [blocks]`` into ``region -> table -> key -> entry`` (later wins)."""
+def _parse(data: Any, origin: str, check_keys: bool = False) -> dict[str, dict[str, dict[str, _Entry]]]:
+    """Flatten ``regions -> table -> [blocks]`` into ``region -> table -> key -> entry`` (later wins).
+
+    ``check_keys`` (overlays): an instance key that is no instance type is an error with a
+    did-you-mean, so a typo never silently leaves the snapshot price in force.
+    """
     if not isinstance(data, Mapping) or not isinstance(data.get("regions"), Mapping):
         raise PricingError(f"{origin}: expected a mapping with a 'regions' key")
     out: dict[str, dict[str, dict[str, _Entry]]] = {}
@@ -126,10 +134,47 @@ def _parse(data: Any, origin: str) -> dict[str, dict[str, dict[str, _Entry]]]:
                 conf = str(block.get("confidence", "medium"))
                 short = str(block.get("cite") or block["source"])
                 for key, val in block["prices"].items():
+                    if check_keys and table in ("ec2_hourly", "sagemaker_hourly"):
+                        _check_instance_key(str(key), table, f"{where}.prices")
                     entry = _entry(val, block["source"], block["date"], conf, f"{where}.prices.{key}", short)
                     if entry is not None:
                         out.setdefault(region, {}).setdefault(table, {})[key] = entry
     return out
+
+
+_TYPE_RE = re.compile(r"^(ml\.)?[a-z][a-z0-9-]*\.(nano|micro|small|medium|large|\d*xlarge|metal(-\d+xl)?)$")
+
+
+def _check_instance_key(key: str, table: str, where: str) -> None:
+    """Raise PricingError for a key that cannot be the instance type it was meant to be."""
+    from finlint import catalog
+
+    sagemaker = table == "sagemaker_hourly"
+    if sagemaker != key.startswith("ml."):
+        want = "an ml.* SageMaker type" if sagemaker else "an EC2 type (no ml. prefix)"
+        raise PricingError(f"{where}: {key!r} in {table}: expected {want}")
+    known = _known_types(sagemaker)
+    if key in known:
+        return
+    twin = catalog.ec2_twin(key)
+    family = catalog.family_of(key)
+    family_sizes = {t.rsplit(".", 1)[-1] for t in known if catalog.family_of(t) == family}
+    if _TYPE_RE.match(key) and not family_sizes and catalog.lookup(twin) is None:
+        return  # a well-formed type of a family finlint does not know: accepted as given
+    hint = difflib.get_close_matches(key, sorted(known), n=1, cutoff=0.6)
+    mean = f"; did you mean {hint[0]!r}?" if hint else ""
+    raise PricingError(f"{where}: unknown instance type {key!r} in {table}{mean}")
+
+
+@lru_cache(maxsize=2)
+def _known_types(sagemaker: bool) -> frozenset[str]:
+    from finlint import catalog
+
+    names = {s.name for s in catalog.all_instances()}
+    for tables in _snapshot_tables().values():
+        for table in ("ec2_hourly", "sagemaker_hourly"):
+            names |= {catalog.ec2_twin(k) for k in tables.get(table, {})}
+    return frozenset(f"ml.{n}" for n in names) if sagemaker else frozenset(names)
 
 
 def _entry(val: Any, source: str, date: str, conf: str, where: str, short: str) -> _Entry | None:
@@ -187,17 +232,44 @@ class Pricing:
         self.region = region
         self.overlay = overlay
         self._tables = tables
+        self.fallbacks: set[str] = set()  # keys priced from another region (one notice per run)
 
-    def get(self, table: str, key: str) -> PriceQuote | None:
-        """The price of ``key`` in ``table``: this region first, then us-east-1 (and the quote says so)."""
-        for region in (self.region, FALLBACK_REGION):
-            entry = self._tables.get(region, {}).get(table, {}).get(key)
+    def get(self, table: str, key: str, region: str | None = None) -> PriceQuote | None:
+        """The price of ``key`` in ``table``: this region first, then us-east-1 (and the quote says so).
+
+        ``region``: only that region's price (used to keep prices that are combined in one region).
+        """
+        quote = self._quote(table, key, region)
+        self.used(quote)
+        return quote
+
+    def used(self, *quotes: PriceQuote | None) -> None:
+        """Record the quotes a figure used that came from another region (for the run's notice)."""
+        for q in quotes:
+            if q is not None and q.fallback:
+                self.fallbacks.add(f"{q.key} ({q.table})")
+
+    def _quote(self, table: str, key: str, region: str | None = None) -> PriceQuote | None:
+        for where in (region,) if region else (self.region, FALLBACK_REGION):
+            entry = self._tables.get(where, {}).get(table, {}).get(key)
             if entry is not None:
                 return PriceQuote(
-                    table, key, entry.usd, _unit(table, key), region, self.region,
+                    table, key, entry.usd, _unit(table, key), where, self.region,
                     entry.source, entry.date, entry.confidence, entry.short,
                 )  # fmt: skip
         return None
+
+    def same_region(self, *items: tuple[str, str]) -> list[PriceQuote | None]:
+        """Quotes for ``(table, key)`` items all from ONE region, so a difference never mixes regions.
+
+        This region when it prices every item, else the fallback region when that one does; else each
+        item from this region only (a missing one is None, and the model says it is not priced).
+        The caller reports the quotes it uses with :meth:`used`.
+        """
+        for where in (self.region, FALLBACK_REGION):
+            if all(self._tables.get(where, {}).get(t, {}).get(k) for t, k in items):
+                return [self._quote(t, k, where) for t, k in items]
+        return [self._quote(t, k, self.region) for t, k in items]
 
     def hourly(self, instance_type: str) -> PriceQuote | None:
         """On-Demand $/h: ``ml.*`` from the SageMaker table, anything else from EC2."""
@@ -220,6 +292,10 @@ class Pricing:
     def s3(self, storage_class: str) -> PriceQuote | None:
         return self.get("s3", storage_class.upper())
 
+    def s3_put(self, storage_class: str) -> PriceQuote | None:
+        """PUT/COPY/POST/LIST requests, per 1,000, for a storage class."""
+        return self.get("s3", f"{storage_class.upper()}/put_per_1000_requests")
+
     def ebs(self, item: str) -> PriceQuote | None:
         return self.get("ebs", item)
 
@@ -234,11 +310,38 @@ class Pricing:
         return {k for r in (self.region, FALLBACK_REGION) for k in self._tables.get(r, {}).get(table, {})}
 
 
+def snapshot_regions() -> list[str]:
+    return sorted(_snapshot_tables())
+
+
+def overlay_tables(overlay: Path) -> dict[str, dict[str, dict[str, _Entry]]]:
+    """A --pricing overlay, parsed and checked (instance keys must be instance types)."""
+    return _parse(read_price_file(overlay), str(overlay), check_keys=True)
+
+
+def supported_regions(overlay: Path | None = None) -> list[str]:
+    """Regions with prices: the snapshot's, plus any the overlay adds."""
+    regions = set(_snapshot_tables())
+    if overlay is not None:
+        regions |= set(overlay_tables(overlay))
+    return sorted(regions)
+
+
+def check_region(region: str, overlay: Path | None = None, where: str = "--region") -> None:
+    """Raise PricingError naming the regions with prices when ``region`` has none."""
+    regions = supported_regions(overlay)
+    if region not in regions:
+        raise PricingError(
+            f"{where} {region!r}: no prices for this region; the price snapshot has "
+            f"{', '.join(regions)} (add the region's prices with --pricing FILE)"
+        )
+
+
 def load_pricing(region: str = FALLBACK_REGION, overlay: Path | None = None) -> Pricing:
     """The embedded snapshot for ``region``, with ``overlay`` (same format) taking precedence."""
     tables = {r: {t: dict(k) for t, k in ts.items()} for r, ts in _snapshot_tables().items()}
     if overlay is not None:
-        for r, ts in _parse(read_price_file(overlay), str(overlay)).items():
+        for r, ts in overlay_tables(overlay).items():
             for t, keys in ts.items():
                 tables.setdefault(r, {}).setdefault(t, {}).update(keys)
     return Pricing(region or FALLBACK_REGION, tables, str(overlay) if overlay else None)

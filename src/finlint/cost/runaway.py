@@ -1,19 +1,22 @@
 """FIN101 runaway runtime: what a stuck job bills before its runtime cap stops it.
 
-per run  = hourly price x instances x (cap hours - expected runtime hours, when the usage file gives one)
+per run  = hourly rate x instances x (cap hours - expected runtime hours, when the usage file gives one)
 per month = per run x stuck runs per month (usage, default 1)
+hourly rate: On-Demand, or for a managed-spot job the spot rate used elsewhere,
+On-Demand x (1 - spot_discount): a stuck spot job bills spot prices.
 """
 
 from __future__ import annotations
 
 from finlint.cost.common import (
     CostContext,
-    cap_seconds,
-    instance_count,
+    checked_cap,
+    checked_instance_count,
     known,
     num,
     price_note,
     quote_json,
+    spot_rate,
     unpriced,
     usd,
 )
@@ -30,22 +33,32 @@ def price(finding: Finding, ctx: CostContext) -> Cost:
     if not known(job.instance_type):
         return unpriced(KIND, "instance type unknown or unresolved")
     itype = str(job.instance_type)
-    n = instance_count(job)
+    n, n_why = checked_instance_count(job)
     if n is None:
-        return unpriced(KIND, "instance count unresolved")
-    cap_s, cap_how = cap_seconds(job)
-    if cap_s is None:
-        return unpriced(KIND, "no runtime cap applies (a request without StoppingCondition is invalid)")
+        return unpriced(KIND, n_why or "instance count unresolved")
+    cap_h, cap_how, cap_why = checked_cap(job)
+    if cap_h is None:
+        if not cap_how and job.max_runtime_s is None:
+            cap_why = "no runtime cap applies (a request without StoppingCondition is invalid)"
+        return unpriced(KIND, cap_why)
+    cap_s = round(cap_h * 3600)
     params = ctx.params(job)
     pricing = ctx.pricing_for(params)
     quote = pricing.hourly(itype)
     if quote is None:
         return unpriced(KIND, pricing.missing(itype), instance_type=itype, region=pricing.region)
 
-    cap_h = cap_s / 3600.0
     expected = params.get("expected_runtime_hours")
     billed_h = max(0.0, cap_h - float(expected)) if expected is not None else cap_h
-    per_run = quote.usd * n * billed_h
+    hourly, rate_text = quote.usd, f"{itype} {quote.rate()}"
+    discount = None
+    if job.spot is True:
+        hourly, discount = spot_rate(quote.usd, params)
+        rate_text = (
+            f"managed spot {usd(hourly, exact=True)}/h "
+            f"({itype} {quote.rate()} x (1 - {num(discount)} spot discount))"
+        )
+    per_run = hourly * n * billed_h
     stuck = float(params.get("stuck_runs_per_month", 1))
     monthly = per_run * stuck
 
@@ -54,12 +67,14 @@ def price(finding: Finding, ctx: CostContext) -> Cost:
         hours_text = f"({num(cap_h)} h cap - {num(float(expected))} h expected runtime)"
     basis = (
         f"A stuck run bills until the {num(cap_h)} h cap stops it ({cap_how}, {num(cap_s)} s): "
-        f"{itype} {quote.rate()} x {n} instance(s) x {hours_text} = {usd(per_run)} per run; "
+        f"{rate_text} x {n} instance(s) x {hours_text} = {usd(per_run)} per run; "
         f"x {num(stuck)} stuck run(s) per month = {usd(monthly)}/month. {price_note(quote)}"
     )
     assumptions = {
         "instance_type": itype,
         "hourly_usd": quote.usd,
+        "billed_hourly_usd": hourly,
+        "spot_discount": discount,
         "instances": n,
         "cap_hours": cap_h,
         "cap_source": cap_how,

@@ -1,0 +1,92 @@
+"""One model of what a compute pool bills, shared by FIN301 (`finlint scan`) and `finlint cost`.
+
+always-on nodes: Karpenter pools 0 (static replicas: min_size), EC2 instance 1 (or min size),
+                 other groups max(min size, desired size); bounded like every count
+node-month:      hourly price x hours_per_month, for each admitted type that has a price
+pool per month:  always-on nodes x the cheapest priced node-month
+ceiling:         an elastic pool (no always-on nodes) bills nothing until it scales; each node it
+                 adds bills up to the dearest priced node-month. Types without a price are named,
+                 because the cheapest or dearest priced may then not be the cheapest or dearest.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from finlint.cost import bounds
+from finlint.cost.common import num, usd
+from finlint.cost.pricing import PriceQuote, Pricing
+from finlint.ir import ComputePool
+
+KARPENTER = ("karpenter-nodepool", "karpenter-provisioner")
+
+
+def always_on(pool: ComputePool) -> tuple[int | None, str]:
+    """Nodes the pool keeps running, or None and why (unresolved or absurd sizes)."""
+    if pool.pool_kind in KARPENTER:
+        n, why = bounds.count(pool.min_size, "min_size") if isinstance(pool.min_size, int) else (0, None)
+        return n, why or ""
+    sizes: list[int] = []
+    for what, value in (("min_size", pool.min_size), ("desired_size", pool.desired_size)):
+        if isinstance(value, int) and not isinstance(value, bool):
+            n, why = bounds.count(value, what)
+            if n is None:
+                return None, why or ""
+            sizes.append(n)
+    if pool.pool_kind == "ec2-instance" and pool.min_size is None:
+        return max(sizes, default=1), ""
+    return max(sizes, default=0), ""
+
+
+@dataclass(frozen=True)
+class PoolPrices:
+    """The priced node types of a pool, cheapest first, and the types the snapshot cannot price."""
+
+    quotes: tuple[PriceQuote, ...]
+    unpriced: tuple[str, ...]
+    hours_per_month: float
+
+    @property
+    def cheapest(self) -> PriceQuote | None:
+        return self.quotes[0] if self.quotes else None
+
+    @property
+    def dearest(self) -> PriceQuote | None:
+        return self.quotes[-1] if self.quotes else None
+
+    def node_month(self, quote: PriceQuote) -> float:
+        return quote.usd * self.hours_per_month
+
+    def gap_note(self) -> str:
+        """'' or '; p5.4xlarge has no price in the snapshot (a gap), so ... depends on it'."""
+        if not self.unpriced or not self.quotes:
+            return ""
+        names = ", ".join(self.unpriced)
+        verb = "has" if len(self.unpriced) == 1 else "have"
+        return (
+            f"; {names} {verb} no price in the snapshot (a gap): the cheapest and dearest priced depend on it"
+        )
+
+    def range_text(self) -> str:
+        """'node-month $40,179.20 (p5.48xlarge) to $46,206.08 (p5en.48xlarge)'."""
+        lo, hi = self.cheapest, self.dearest
+        if lo is None or hi is None:
+            return ""
+        if lo.key == hi.key:
+            return f"node-month {usd(self.node_month(lo))} ({lo.key}, {num(self.hours_per_month)} h)"
+        return (
+            f"node-month {usd(self.node_month(lo))} ({lo.key}) to {usd(self.node_month(hi))} ({hi.key}), "
+            f"{num(self.hours_per_month)} h"
+        )
+
+
+def pool_prices(pricing: Pricing, types: list[str], hours_per_month: float) -> PoolPrices:
+    quotes = []
+    unpriced = []
+    for t in dict.fromkeys(types):
+        q = pricing.hourly(t)
+        if q is None:
+            unpriced.append(t)
+        else:
+            quotes.append(q)
+    return PoolPrices(tuple(sorted(quotes, key=lambda q: q.usd)), tuple(unpriced), hours_per_month)
