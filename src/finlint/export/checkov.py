@@ -38,7 +38,8 @@ from typing import Any, Callable, Literal, Mapping
 import yaml
 
 from finlint import catalog
-from finlint.engine import BINARY, UNARY, Policy
+from finlint.engine import Policy
+from finlint.engine.policy import BINARY, UNARY
 
 Level = Literal["full", "weaker", "nothing"]
 SEVERITY = {"info": "INFO", "low": "LOW", "medium": "MEDIUM", "high": "HIGH", "critical": "CRITICAL"}
