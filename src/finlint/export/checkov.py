@@ -416,7 +416,11 @@ def _fin301(policy: Policy, source: Source) -> Translation | None:
     if source.kind == "training_job":
         return _fin301_training_job(policy, source, families)
     if source.kind == "compute_pool":
-        any_p5 = attr_block(source, f"{f['instance_types'].path}.*", "regex_match", rx)
+        # The whole list, as text: checkov 3.3 renders `[var.x]` as a nested list whose items a
+        # `instance_types.*` wildcard does not reach, and a one-item list as the bare item. In the
+        # text of a list every type is quoted; a bare item starts with the type.
+        listed = "(?:[\\s\\S]*?['\"])?" + rx.lstrip("^")
+        any_p5 = attr_block(source, f["instance_types"].path, "regex_match", listed)
         always_on = {
             "or": [
                 attr_block(source, f["min_size"].path, "greater_than_or_equal", 1),
@@ -429,8 +433,7 @@ def _fin301(policy: Policy, source: Source) -> Translation | None:
             "weaker",
             {"and": [any_p5, always_on, not_block]},
             "p5-class instance types listed on the node group with min or desired size >= 1 and "
-            "no CAPACITY_BLOCK capacity type; " + _LAUNCH_TEMPLATE + "; checkov 3.3 does not match a "
-            "type given by a variable inside the list (`[var.gpu_type]`) nor resolve module inputs",
+            "no CAPACITY_BLOCK capacity type; " + _LAUNCH_TEMPLATE,
         )
     return None
 
