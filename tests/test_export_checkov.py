@@ -107,6 +107,36 @@ def test_cli_writes_one_policy_per_exportable_rule(tmp_path: Path) -> None:
     }
 
 
+def test_cli_removes_only_its_own_stale_policies(tmp_path: Path) -> None:
+    out = tmp_path / "checks"
+    out.mkdir()
+    stale = out / "CKV2_FIN_999.yaml"
+    stale.write_text(
+        f"{ck.GENERATED} from FIN999-gone.yaml; do not edit.\nmetadata: {{}}\n", encoding="utf-8"
+    )
+    mine = out / "CKV2_FIN_998.yaml"  # a hand-written check that happens to share the prefix
+    mine.write_text("metadata:\n  id: CKV2_FIN_998\n", encoding="utf-8")
+    result = CliRunner().invoke(main, ["export", "checkov", str(out)])
+    assert result.exit_code == 0, result.output
+    assert not stale.exists() and mine.exists()
+    assert f"removed {stale}" in result.output
+
+
+def test_cli_markdown_and_errors(tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["export", "checkov", str(tmp_path / "out"), "--markdown"])
+    assert result.exit_code == 0
+    assert result.output.startswith("| rule | checkov id | checkov gets | Terraform | CloudFormation |")
+    blocker = tmp_path / "file"
+    blocker.write_text("x", encoding="utf-8")
+    result = CliRunner().invoke(main, ["export", "checkov", str(blocker / "sub")])
+    assert result.exit_code == 2 and "cannot write" in result.output
+    bad = tmp_path / "policies"
+    bad.mkdir()
+    (bad / "FIN777.yaml").write_text("id: FIN777\n", encoding="utf-8")
+    result = CliRunner().invoke(main, ["export", "checkov", str(tmp_path / "o2"), "--policy-dir", str(bad)])
+    assert result.exit_code == 2 and "FIN777" in result.output
+
+
 def test_severity_and_levels() -> None:
     exports = by_id(export_all())
     assert exports["FIN202"].document()["metadata"]["severity"] == "LOW"
@@ -471,7 +501,8 @@ def scanned(
         (root / name).write_text(text, encoding="utf-8")
     exports = ck.export_rules(policies)
     ids = [e.check_id for e in exports if e.exported]
-    ck.write(exports, tmp / "checks")
+    written, _ = ck.write(exports, tmp / "checks")
+    assert len(written) == len(ids)
     started = time.monotonic()
     verdicts = run_checkov(root, tmp / "checks", ids)
     print(f"checkov {CHECKOV_VERSION}: {time.monotonic() - started:.1f} s")

@@ -519,8 +519,14 @@ def export_checkov(directory: Path, policy_dir: tuple[Path, ...], markdown: bool
     from finlint.export import checkov
 
     exports = checkov.export_rules(_policies(policy_dir))
-    written = checkov.write(exports, directory)
+    try:
+        written, removed = checkov.write(exports, directory)
+    except OSError as exc:
+        click.echo(f"finlint: error: cannot write {directory}: {exc.strerror or exc}", err=True)
+        sys.exit(EXIT_USAGE)
     click.echo((checkov.coverage_markdown if markdown else checkov.coverage_text)(exports), nl=False)
+    for path in removed:
+        click.echo(f"removed {path} (its rule is no longer exported)", err=True)
     click.echo(
         f"wrote {len(written)} checkov policies to {directory}; run: "
         f"checkov -d infra/ --external-checks-dir {directory} --skip-download",
