@@ -93,9 +93,13 @@ def _a(path: str, boolean: bool = False) -> Attr:
 
 
 _K8S_IN_TF = (
-    "a Kubernetes object embedded in Terraform: finlint evaluates Karpenter requirements against "
-    "its instance catalog and follows workload -> PVC -> StorageClass/PV -> EFS links across "
-    "resources and files; checkov's conditions cannot"
+    "a Kubernetes object in a YAML string (`yaml_body`), which checkov's Terraform graph does not "
+    "parse; finlint reads it as Kubernetes (Karpenter requirements against its instance catalog, "
+    "TrainingJob fields, PVC -> EFS links)"
+)
+_K8S_STORAGE = (
+    "Kubernetes storage and workloads: finlint follows workload -> PVC -> StorageClass/PV -> EFS "
+    "across resources and files; checkov's attribute conditions judge one resource at a time"
 )
 _ASL = (
     "training jobs are task states inside the state machine's definition (JSON): checkov's "
@@ -191,7 +195,7 @@ SOURCES: tuple[Source, ...] = (
     Source("terraform", "kubectl_manifest", "compute_pool", None, _K8S_IN_TF),
     Source("terraform", "kubectl_manifest", "volume", None, _K8S_IN_TF),
     Source("terraform", "kubectl_manifest", "training_job", None, _K8S_IN_TF),
-    Source("terraform", "kubernetes_* (PVC, PV, StorageClass, workloads)", "volume", None, _K8S_IN_TF),
+    Source("terraform", "kubernetes_* (PVC, PV, StorageClass, workloads)", "volume", None, _K8S_STORAGE),
     Source(
         "terraform",
         "aws_efs_file_system",
