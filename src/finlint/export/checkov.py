@@ -31,7 +31,7 @@ from __future__ import annotations
 import math
 import re
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Literal, Mapping
 
@@ -47,17 +47,16 @@ SEVERITY = {"info": "INFO", "low": "LOW", "medium": "MEDIUM", "high": "HIGH", "c
 CATEGORY = "CONVENTION"
 #: checkov requires custom graph-check ids of the form CKV2_<provider>_<n>.
 ID_PREFIX = "CKV2_FIN_"
-#: SageMaker's default max runtime when a Terraform training job sets no stopping_condition
-#: (the Terraform loader's ``max_runtime_default_s``).
-TF_DEFAULT_MAX_RUNTIME_S = 86400
+#: SageMaker's default max runtime when a Terraform or Kubernetes training job sets no stopping
+#: condition (those loaders' ``max_runtime_default_s``).
+SAGEMAKER_DEFAULT_MAX_RUNTIME_S = 86400
 #: FIN301 on training jobs is translated exactly for jobs of up to this many instances.
 MAX_EXACT_INSTANCE_COUNT = 16
 
 NOT_CHECKOV_INPUTS = (
     "SageMaker API requests, Step Functions ASL files, pipeline definitions, SDK code and notebooks "
-    "are not checkov inputs, and Kubernetes/Karpenter manifests are not exported (this export "
-    "targets checkov's Terraform and CloudFormation frameworks); checkov's results carry no dollar "
-    "figure, no computed facts in the message and no finlint suppressions"
+    "are not checkov inputs; checkov's results carry no dollar figure, no computed facts in the "
+    "message and no finlint suppressions"
 )
 
 
@@ -67,29 +66,37 @@ class Untranslatable(Exception):
 
 @dataclass(frozen=True)
 class Attr:
-    """A checkov attribute path; ``boolean`` fields are tested with ``equals: true``."""
+    """Where checkov finds one IR field: one path, or several spellings of it (the first present
+    is the value); ``boolean`` fields are tested with ``equals: true``."""
 
-    path: str
+    paths: tuple[str, ...]
     boolean: bool = False
+
+    @property
+    def path(self) -> str:
+        return self.paths[0]
 
 
 @dataclass(frozen=True)
 class Source:
-    """A Terraform/CloudFormation resource type finlint reads into IR ``kind``.
+    """A Terraform/CloudFormation/Kubernetes resource type finlint reads into IR ``kind``.
 
     ``fields`` maps IR field names to checkov attributes; ``None`` means checkov cannot judge
     this resource type the way finlint does, and ``gap`` says why.
     """
 
-    framework: str  # terraform | cloudformation
+    framework: str  # terraform | cloudformation | kubernetes
     resource_type: str
     kind: str
     fields: Mapping[str, Attr] | None
     gap: str = ""
+    #: attribute paths of which one must exist for finlint to read the resource as ``kind``
+    #: (a Kubernetes ``TrainingJob`` without SageMaker's fields is another operator's CRD)
+    guard: tuple[str, ...] = ()
 
 
-def _a(path: str, boolean: bool = False) -> Attr:
-    return Attr(path, boolean)
+def _a(*paths: str, boolean: bool = False) -> Attr:
+    return Attr(paths, boolean)
 
 
 _K8S_IN_TF = (
@@ -111,7 +118,7 @@ _LAUNCH_TEMPLATE = (
     "conditions do not"
 )
 
-#: Every Terraform/CloudFormation resource type finlint reads, by IR kind.
+#: Every Terraform/CloudFormation/Kubernetes resource type finlint reads, by IR kind.
 SOURCES: tuple[Source, ...] = (
     Source(
         "terraform",
@@ -132,6 +139,40 @@ SOURCES: tuple[Source, ...] = (
     Source("terraform", "aws_sfn_state_machine", "training_job", None, _ASL),
     Source("cloudformation", "AWS::StepFunctions::StateMachine", "training_job", None, _ASL),
     Source("cloudformation", "AWS::Serverless::StateMachine", "training_job", None, _ASL),
+    Source(
+        "kubernetes",
+        "TrainingJob",
+        "training_job",
+        {
+            "instance_type": _a("spec.resourceConfig.instanceType"),
+            "instance_count": _a("spec.resourceConfig.instanceCount"),
+            "volume_size_gb": _a("spec.resourceConfig.volumeSizeInGB"),
+            "keep_alive_s": _a("spec.resourceConfig.keepAlivePeriodInSeconds"),
+            "training_plan": _a("spec.resourceConfig.trainingPlanARN", "spec.resourceConfig.trainingPlanArn"),
+            "spot": _a("spec.enableManagedSpotTraining", boolean=True),
+            "max_runtime_s": _a("spec.stoppingCondition.maxRuntimeInSeconds"),
+            "max_wait_s": _a("spec.stoppingCondition.maxWaitTimeInSeconds"),
+            # ACK spells it s3URI, the original operator s3Uri
+            "checkpoint_s3_uri": _a(
+                "spec.checkpointConfig.s3URI", "spec.checkpointConfig.s3Uri", "spec.checkpointConfig.S3Uri"
+            ),
+            "checkpoint_local_path": _a("spec.checkpointConfig.localPath"),
+        },
+        guard=(
+            "spec.resourceConfig",
+            "spec.stoppingCondition",
+            "spec.algorithmSpecification",
+            "spec.trainingJobName",
+        ),
+    ),
+    Source(
+        "kubernetes",
+        "HyperParameterTuningJob",
+        "training_job",
+        None,
+        "one training job per definition, several in a list (`trainingJobDefinitions`), run "
+        "`maxNumberOfTrainingJobs` times: not expressed yet",
+    ),
     Source(
         "terraform",
         "aws_sagemaker_notebook_instance",
@@ -196,6 +237,22 @@ SOURCES: tuple[Source, ...] = (
     Source("terraform", "kubectl_manifest", "volume", None, _K8S_IN_TF),
     Source("terraform", "kubectl_manifest", "training_job", None, _K8S_IN_TF),
     Source("terraform", "kubernetes_* (PVC, PV, StorageClass, workloads)", "volume", None, _K8S_STORAGE),
+    Source(
+        "kubernetes",
+        "NodePool, Provisioner",
+        "compute_pool",
+        None,
+        "finlint evaluates Karpenter requirements against its instance catalog (which p5-class "
+        "types they admit, whether spec.limits fit one); checkov's conditions cannot",
+    ),
+    Source(
+        "kubernetes",
+        "ClusterConfig (eksctl)",
+        "compute_pool",
+        None,
+        "node groups are a list inside one eksctl document, each with its own sizes and types",
+    ),
+    Source("kubernetes", "PVC, PV, StorageClass, workloads", "volume", None, _K8S_STORAGE),
     Source(
         "terraform",
         "aws_efs_file_system",
@@ -349,6 +406,44 @@ def _field(policy: Policy, source: Source, ref: str) -> Attr:
     return attr
 
 
+#: Leaves that hold when *some* spelling of the field satisfies them (the others: *every*).
+_EXISTENTIAL = {"exists", "is_true", "equals", "in", "matches", "lt", "lte", "gt", "gte"}
+
+
+def _leaf(source: Source, path: str, op: str, value: Any, boolean: bool, negate: bool) -> dict[str, Any]:
+    """One finlint predicate (or its negation) on one attribute path."""
+    if op == "is_true" or (op == "exists" and boolean):
+        return attr_block(source, path, "not_equals" if negate else "equals", True)
+    if op in ("exists", "missing"):
+        operator = "exists" if op == "exists" else "not_exists"
+        return attr_block(source, path, _NEGATE[operator] if negate else operator)
+    if op in ("equals", "not_equals", "in", "not_in"):
+        operator = {"equals": "equals", "not_equals": "not_equals", "in": "within", "not_in": "not_within"}[
+            op
+        ]
+        return attr_block(source, path, _NEGATE[operator] if negate else operator, value)
+    if op == "matches":
+        rx = search_regex(str(value))
+        if negate:  # absent, or present and not matching
+            return {
+                "or": [
+                    attr_block(source, path, "not_exists"),
+                    attr_block(source, path, "not_regex_match", rx),
+                ]
+            }
+        return {"and": [attr_block(source, path, "exists"), attr_block(source, path, "regex_match", rx)]}
+    if op in _COMPARE:
+        if negate:
+            return {
+                "or": [
+                    attr_block(source, path, "not_exists"),
+                    attr_block(source, path, _COMPARE[_COMPARE_NEGATED[op]], value),
+                ]
+            }
+        return attr_block(source, path, _COMPARE[op], value)
+    raise Untranslatable(f"operator `{op}`")
+
+
 def translate(
     cond: Any, policy: Policy, source: Source, params: Mapping[str, Any], negate: bool = False
 ) -> dict[str, Any]:
@@ -361,43 +456,14 @@ def translate(
         return {"and" if conj else "or": [translate(c, policy, source, params, negate) for c in arg]}
     if op == "not":
         return translate(arg, policy, source, params, not negate)
-    if op in UNARY:
-        attr = _field(policy, source, arg)
-        if op == "is_true" or (op == "exists" and attr.boolean):
-            return attr_block(source, attr.path, "not_equals" if negate else "equals", True)
-        operator = "exists" if op == "exists" else "not_exists"
-        return attr_block(source, attr.path, _NEGATE[operator] if negate else operator)
-    if op not in BINARY:
+    if op not in UNARY and op not in BINARY:
         raise Untranslatable(f"operator `{op}`")
-    attr = _field(policy, source, arg[0])
-    value = _param(arg[1], params)
-    if op in ("equals", "not_equals", "in", "not_in"):
-        operator = {"equals": "equals", "not_equals": "not_equals", "in": "within", "not_in": "not_within"}[
-            op
-        ]
-        return attr_block(source, attr.path, _NEGATE[operator] if negate else operator, value)
-    if op == "matches":
-        rx = search_regex(str(value))
-        if negate:  # absent, or present and not matching
-            return {
-                "or": [
-                    attr_block(source, attr.path, "not_exists"),
-                    attr_block(source, attr.path, "not_regex_match", rx),
-                ]
-            }
-        return {
-            "and": [attr_block(source, attr.path, "exists"), attr_block(source, attr.path, "regex_match", rx)]
-        }
-    if op in _COMPARE:
-        if negate:
-            return {
-                "or": [
-                    attr_block(source, attr.path, "not_exists"),
-                    attr_block(source, attr.path, _COMPARE[_COMPARE_NEGATED[op]], value),
-                ]
-            }
-        return attr_block(source, attr.path, _COMPARE[op], value)
-    raise Untranslatable(f"operator `{op}`")
+    attr = _field(policy, source, arg if op in UNARY else arg[0])
+    value = None if op in UNARY else _param(arg[1], params)
+    blocks = [_leaf(source, path, op, value, attr.boolean, negate) for path in attr.paths]
+    if len(blocks) == 1:
+        return blocks[0]
+    return {"or" if (op in _EXISTENTIAL) != negate else "and": blocks}
 
 
 # --- hand translations for rules over finlint's computed facts -------------------------------
@@ -462,7 +528,7 @@ def _fin301_training_job(policy: Policy, source: Source, families: list[str]) ->
             # integer seconds: runtime < bound  <=>  runtime <= ceil(bound) - 1
             below = attr_block(source, runtime, "less_than_or_equal", math.ceil(bound) - 1)
             runtime_ok: dict[str, Any] = below
-            if bound > TF_DEFAULT_MAX_RUNTIME_S:
+            if bound > SAGEMAKER_DEFAULT_MAX_RUNTIME_S:
                 runtime_ok = {"or": [attr_block(source, runtime, "not_exists"), below]}
             count_is = attr_block(source, count, "equals", n)
             if n == 1:
@@ -481,9 +547,12 @@ def _fin301_training_job(policy: Policy, source: Source, families: list[str]) ->
         return Translation("nothing", None, "no instance type of the rule's families has accelerators")
     gpus8 = max(by_gpus)
     cap_h = limit / ((MAX_EXACT_INSTANCE_COUNT + 1) * gpus8)
+    block: dict[str, Any] = branches[0] if len(branches) == 1 else {"or": branches}
+    if "training_plan" in f:  # a job on a training plan uses capacity already bought
+        block = {"and": [*(attr_block(source, p, "not_exists") for p in f["training_plan"].paths), block]}
     return Translation(
         "weaker",
-        branches[0] if len(branches) == 1 else {"or": branches},
+        block,
         f"exact for jobs of up to {MAX_EXACT_INSTANCE_COUNT} instances (count x GPUs x max runtime, "
         f"one branch per count); larger p5 jobs under {limit:,.0f} GPU-hours (a cap under "
         f"{cap_h:.1f} h for {MAX_EXACT_INSTANCE_COUNT + 1} x {gpus8}-GPU instances) are not flagged",
@@ -495,7 +564,7 @@ def _fin401(policy: Policy, source: Source) -> Translation | None:
     rx = search_regex(str(policy.params.get("pattern", "")))
     if source.kind == "training_job":
         if source.fields is not None:
-            return NOT_APPLICABLE  # the Terraform resource has no file-system inputs finlint reads
+            return NOT_APPLICABLE  # finlint reads no file-system inputs of these resources
         return None
     if source.fields is None:
         return None
@@ -547,6 +616,14 @@ HAND: dict[str, HandFn] = {"FIN301": _fin301, "FIN401": _fin401}
 
 
 def _translate_source(policy: Policy, source: Source) -> Translation:
+    result = _translation(policy, source)
+    if result.block is None or not source.guard:
+        return result
+    guard = {"or": [attr_block(source, path, "exists") for path in source.guard]}
+    return replace(result, block={"and": [guard, result.block]})
+
+
+def _translation(policy: Policy, source: Source) -> Translation:
     hand = HAND.get(policy.id)
     if hand is not None:
         result = hand(policy, source)
@@ -677,23 +754,29 @@ def _cell(level: Level, note: str, sources: list[Source]) -> str:
     return f"{names}: {level}" + (f" ({note})" if note else "")
 
 
+FRAMEWORKS = {"terraform": "Terraform", "cloudformation": "CloudFormation", "kubernetes": "Kubernetes"}
+
+
 def coverage_markdown(exports: list[RuleExport]) -> str:
     """The coverage table of docs/checkov.md (``finlint export checkov DIR --markdown``)."""
     lines = [
-        "| rule | checkov id | checkov gets | Terraform | CloudFormation |",
-        "|---|---|---|---|---|",
+        "| rule | checkov id | checkov gets | " + " | ".join(FRAMEWORKS.values()) + " |",
+        "|---|---|---|" + "---|" * len(FRAMEWORKS),
     ]
     for e in exports:
-        cells: dict[str, list[str]] = {"terraform": [], "cloudformation": []}
+        cells: dict[str, list[str]] = {framework: [] for framework in FRAMEWORKS}
         for level, note, sources in grouped(e):
             for framework, cell in cells.items():
                 mine = [s for s in sources if s.framework == framework]
                 if mine:
                     cell.append(_cell(level, note, mine))
-        tf = "<br>".join(cells["terraform"]) or (e.reason or "-")
-        cfn = "<br>".join(cells["cloudformation"]) or "-"
+        texts = ["<br>".join(cell) or "-" for cell in cells.values()]
+        if not e.targets:
+            texts[0] = e.reason or "-"
         check_id = e.check_id if e.exported else "-"
-        lines.append(f"| {e.policy.id} {e.policy.name} | {check_id} | **{e.level}** | {tf} | {cfn} |")
+        lines.append(
+            f"| {e.policy.id} {e.policy.name} | {check_id} | **{e.level}** | " + " | ".join(texts) + " |"
+        )
     lines.append("")
     lines.append(f"Never in checkov, for every rule: {NOT_CHECKOV_INPUTS}.")
     return "\n".join(lines) + "\n"
