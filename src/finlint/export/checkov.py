@@ -706,7 +706,8 @@ def guideline(export: RuleExport) -> str:
         f"Fix: {_paragraph(p.docs.get('remediation'))} {pricing_text(p)}. "
         f"This checkov policy is {export.level}: {', '.join(covered)}{gaps} "
         "(finlint's docs/checkov.md says why). "
-        f"Run `finlint scan` for the dollar figures, Kubernetes, SageMaker API/SDK and Step Functions inputs."
+        "Run `finlint scan` for the dollar figures and the inputs checkov does not read "
+        "(SageMaker API requests, SDK code, Step Functions, Karpenter pools)."
     )
 
 
