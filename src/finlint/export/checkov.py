@@ -170,8 +170,8 @@ SOURCES: tuple[Source, ...] = (
         "HyperParameterTuningJob",
         "training_job",
         None,
-        "one training job per definition, several in a list (`trainingJobDefinitions`), run "
-        "`maxNumberOfTrainingJobs` times: not expressed yet",
+        "one training job per definition, several in a list (`trainingJobDefinitions`) whose items "
+        "checkov's conditions cannot test one by one; not translated",
     ),
     Source(
         "terraform",
