@@ -505,5 +505,34 @@ def pricing_update(output: Path, regions: tuple[str, ...]) -> None:
     click.echo(f"wrote {output} (use it with --pricing {output})")
 
 
+@main.group("export")
+def export_group() -> None:
+    """Export finlint's rules for other tools (the tool runs in its own environment)."""
+
+
+@export_group.command("checkov")
+@click.argument("directory", type=click.Path(path_type=Path, file_okay=False))
+@click.option("--policy-dir", multiple=True, type=click.Path(path_type=Path, file_okay=False))
+@click.option("--markdown", is_flag=True, help="Print the coverage table as markdown (docs/checkov.md).")
+def export_checkov(directory: Path, policy_dir: tuple[Path, ...], markdown: bool) -> None:
+    """Write checkov YAML custom policies to DIRECTORY and print what each rule loses in checkov."""
+    from finlint.export import checkov
+
+    exports = checkov.export_rules(_policies(policy_dir))
+    try:
+        written, removed = checkov.write(exports, directory)
+    except OSError as exc:
+        click.echo(f"finlint: error: cannot write {directory}: {exc.strerror or exc}", err=True)
+        sys.exit(EXIT_USAGE)
+    click.echo((checkov.coverage_markdown if markdown else checkov.coverage_text)(exports), nl=False)
+    for path in removed:
+        click.echo(f"removed {path} (its rule is no longer exported)", err=True)
+    click.echo(
+        f"wrote {len(written)} checkov policies to {directory}; run: "
+        f"checkov -d infra/ --external-checks-dir {directory} --skip-download",
+        err=True,
+    )
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()
