@@ -33,6 +33,10 @@ def test_wheel_contains_policies_and_data(tmp_path: Path) -> None:
     policies = {p.name for p in (REPO / "policies").glob("*.yaml")}
     assert policies and {f"finlint/policies/{p}" for p in policies} <= names
     assert {"finlint/data/instances.json", "finlint/data/pricing.json", "finlint/py.typed"} <= names
-    assert "finlint/loaders/terraform.py" in names and "finlint/reporters/sarif.py" in names
+    src = REPO / "src"
+    modules = {p.relative_to(src).as_posix() for p in (src / "finlint").rglob("*.py")}
+    shipped = {n for n in names if n.endswith(".py")}
+    assert modules <= shipped, f"missing from the wheel: {sorted(modules - shipped)}"
+    assert shipped <= modules, f"stale modules in the wheel (a leftover build/?): {sorted(shipped - modules)}"
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     assert "finlint = finlint.cli:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
