@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 
 import pytest
-import tomllib
 from click.testing import CliRunner
 
 from finlint import loaders, suppressions
 from finlint.cli import main
 from finlint.engine import load_policies
 from finlint.loaders import REGISTRY, LoaderSpec, LoaderUnavailable
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -234,9 +234,7 @@ def scan(
         click.echo(f"finlint: wrote {count} finding(s) to baseline {write_baseline}", err=True)
     elif known is not None:
         try:
-            comparison = baselines.compare(
-                result.findings, baselines.load(known), f"baseline {known}"
-            )
+            comparison = baselines.compare(result.findings, baselines.load(known), f"baseline {known}")
         except baselines.BaselineError as exc:
             click.echo(f"finlint: error: {exc}", err=True)
             sys.exit(EXIT_USAGE)

@@ -1,0 +1,41 @@
+"""scripts/new_rule.py writes a policy the engine loads, and whose placeholder examples fail
+their test until the author replaces them (the scaffold can never pass as a finished rule)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from finlint.engine import EngineConfig, load_policy
+from finlint.scan import ScanOptions, lint
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_scaffold_loads_and_its_placeholder_example_does_not_pass(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, str(REPO / "scripts" / "new_rule.py"), "FIN777", "demo-rule", "notebook"]
+        + ["--policy-dir", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    policy = load_policy(tmp_path / "FIN777-demo-rule.yaml", builtin=False)
+    assert policy.id == "FIN777" and {e.kind for e in policy.examples} == {"fail", "pass"}
+    bad = next(e for e in policy.examples if e.kind == "fail")
+    (tmp_path / "case").mkdir()
+    (tmp_path / "case" / "template.yaml").write_text(bad.code, encoding="utf-8")
+    result = lint(ScanOptions(paths=[tmp_path / "case"], engine=EngineConfig(select=("FIN777",))))
+    assert [f.line for f in result.findings if f.rule_id == "FIN777"] != list(bad.lines)
+
+
+def test_scaffold_refuses_a_taken_id(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, str(REPO / "scripts" / "new_rule.py"), "FIN301", "x-y", "notebook"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 2 and "taken" in proc.stderr
