@@ -2,7 +2,7 @@
 
 ``REGISTRY`` is the one list of input formats: the scan iterates it, and the suffixes the scan
 reads, the suppression comment styles, the pre-commit ``files:`` pattern and the filenames of
-the policy examples all derive from it (``tests/test_loader_registry.py`` checks they agree).
+the policy examples all derive from it (``tests/loaders/test_loader_registry.py`` checks they agree).
 A loader module is imported on first use (a YAML-only scan never imports python-hcl2), and an
 import that fails is a broken installation: :class:`LoaderUnavailable`, never a silent skip.
 """

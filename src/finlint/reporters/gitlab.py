@@ -2,7 +2,7 @@
 
 Each entry has ``description``, ``check_name``, ``fingerprint``, ``severity`` and
 ``location.path`` / ``location.lines.begin`` (GitLab's documented subset of the Code Climate
-format; ``tests/schemas/`` vendors GitLab's own schema). Choices that matter to users:
+format; ``tests/reporters/schemas/`` vendors GitLab's own schema). Choices that matter to users:
 
 - the fingerprint is the SARIF one (:func:`finlint.reporters.sarif.fingerprints`: rule, file,
   resource and occurrence, never the line), so GitLab's merge-request widget matches a finding

@@ -8,7 +8,7 @@ escaping could not run as script. Every string from scanned files goes through :
 It reads without JavaScript (charts are SVG, the table is already ranked by dollars); the
 script only adds sort buttons to the table headers and opens every ``<details>`` before
 printing. Colours meet WCAG AA (text 4.5:1, chart marks 3:1 against white; see ``PALETTE`` and
-``tests/test_reporter_html.py``), and risk figures, which are ceilings rather than expected
+``tests/reporters/test_reporter_html.py``), and risk figures, which are ceilings rather than expected
 spend, are drawn hatched with a solid outline so they differ without colour too.
 """
 

@@ -13,7 +13,7 @@ from finlint.loaders import DocContext, document_loader_for
 from finlint.loaders import sagemaker_api as sm
 from finlint.yamlload import load_all
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 FIX = ROOT / "fixtures" / "sagemaker-api"
 
 

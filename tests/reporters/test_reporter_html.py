@@ -27,7 +27,7 @@ from tests.samples import P5_NOTEBOOK, training_request
 from finlint.cli import main
 from finlint.reporters.html_page import GRAPHIC_PAIRS, PALETTE, SCRIPT, STYLE, TEXT_PAIRS, page
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 DEMO = "fixtures/demo"
 VOID = {"meta", "br", "link", "img", "input", "hr", "source", "wbr", "area", "base", "col", "embed"}
 HOSTILE_NAME = '</script><script>alert("pwned")</script>\'&<b onmouseover=alert(1)>'

@@ -13,7 +13,7 @@ from finlint import ir
 from finlint.loaders.terraform import hcl as terraform_hcl
 from finlint.loaders.terraform import loader as tf
 
-FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "terraform" / "gpu_platform"
+FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "terraform" / "gpu_platform"
 
 
 def load(tmp_path: Path, files: dict[str, str], **options: Any) -> ir.LoadResult:

@@ -10,7 +10,7 @@ import pytest
 from finlint.ir import TrainingJob, Unknown
 from finlint.loaders.sagemaker_sdk.loader import load_file
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "sagemaker-sdk"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "sagemaker-sdk"
 
 
 def load(name: str) -> list[TrainingJob]:

@@ -33,7 +33,7 @@ from finlint.ir import Record
 from finlint.result import ScanResult
 from finlint.scan import ScanOptions, lint
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 CHECKOV_VERSION = "3.3.30"
 CACHE = Path(os.environ.get("FINLINT_TEST_CACHE", Path.home() / ".cache" / "finlint-test")) / (
     f"checkov-{CHECKOV_VERSION}"

@@ -11,7 +11,7 @@ from finlint import selector
 from finlint.cli import main
 from finlint.engine import EngineConfig, load_policies
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "fixtures" / "demo"
 
 

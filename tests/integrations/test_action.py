@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 import yaml
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 ACTION = yaml.safe_load((REPO / "action.yml").read_text("utf-8"))
 STEPS = {step["name"]: step for step in ACTION["runs"]["steps"]}
 EXPR = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")

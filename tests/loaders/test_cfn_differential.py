@@ -15,7 +15,7 @@ import pytest
 from finlint.loaders import cloudformation
 from finlint.yamlload import LineDict, load_all
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CFN_FIXTURES = sorted(
     p for p in (ROOT / "fixtures" / "cloudformation").rglob("*") if p.suffix in (".yaml", ".yml", ".json")
 )

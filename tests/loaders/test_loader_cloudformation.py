@@ -12,7 +12,7 @@ from finlint import ir
 from finlint.loaders import DocContext, cloudformation, document_loader_for
 from finlint.yamlload import YamlLoadError, load_all
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "fixtures" / "cloudformation"
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 CACHE = Path(os.environ.get("FINLINT_TEST_CACHE", Path.home() / ".cache" / "finlint-test"))
 SNAPSHOT_PARTS = ("pyproject.toml", "README.md", ".pre-commit-hooks.yaml", "src", "policies")
 FIXED_DATE = "2026-01-01T00:00:00+0000"

@@ -15,7 +15,7 @@ from finlint.loaders import DocContext
 from finlint.loaders.terraform import plan as tp
 from finlint.yamlload import load_all
 
-FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "terraform" / "gpu_platform"
+FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "terraform" / "gpu_platform"
 
 
 def load_plan(text: str) -> ir.LoadResult:

@@ -25,7 +25,7 @@ SCHEMAS = Path(__file__).parent / "schemas"
 GITLAB_SCHEMA = json.loads((SCHEMAS / "gitlab-codeclimate.json").read_text("utf-8"))
 DOCUMENTED_SCHEMA = json.loads((SCHEMAS / "gitlab-codequality-documented.json").read_text("utf-8"))
 NOTEBOOK = P5_NOTEBOOK + SUPPRESSED_P5_NOTEBOOK
-DEMO = Path(__file__).resolve().parents[1] / "fixtures" / "demo"
+DEMO = Path(__file__).resolve().parents[2] / "fixtures" / "demo"
 
 
 @pytest.fixture(autouse=True)
@@ -218,7 +218,7 @@ def test_docs_gitlab_job(tmp_path: Path) -> None:
 
     import yaml
 
-    text = (Path(__file__).resolve().parents[1] / "docs" / "gitlab.md").read_text("utf-8")
+    text = (Path(__file__).resolve().parents[2] / "docs" / "gitlab.md").read_text("utf-8")
     (block,) = re.findall(r"```yaml\n(.*?)```", text, re.S)
     job = yaml.safe_load(block)["finlint"]
     assert job["artifacts"]["reports"]["codequality"] == "gl-code-quality-report.json"
