@@ -337,13 +337,8 @@ def _api_record(
     ctx: DocContext,
     result: LoadResult,
 ) -> Record | None:
-    try:
-        from finlint.loaders.sagemaker_api.request import training_job_from_request
-    except ImportError:
-        result.notices.append(
-            Notice(location.file, location.line, "create_training_job not analysed: API loader unavailable")
-        )
-        return None
+    from finlint.loaders.sagemaker_api.request import training_job_from_request
+
     assert launch.request is not None
     request = _to_request(launch.request, line_map, ())
     record = training_job_from_request(

@@ -177,11 +177,8 @@ def _kubernetes_manifest(module: Module, decl: Decl, ev: Evaluator, address: str
 def _k8s(
     module: Module, docs: list[Any], ctx: DocContext, shown: str, line: int, source: str | None = None
 ) -> None:
-    try:
-        from finlint.loaders import kubernetes
-    except ImportError:  # pragma: no cover - shipped together
-        module.run.notice(shown, line, "Kubernetes loader unavailable; embedded manifests skipped")
-        return
+    from finlint.loaders import kubernetes
+
     result = kubernetes.load_documents(docs, ctx)
     module.run.embedded.extend(_tag(r, ctx.address_prefix, source) for r in result.records)
     module.run.result.errors.extend(result.errors)
