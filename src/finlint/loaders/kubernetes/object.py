@@ -52,11 +52,7 @@ def text(value: Any, what: str) -> Maybe[str]:
         return value
     if templated(value):
         return placeholder(what, value)
-    if isinstance(value, str):
-        return value
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return str(value)
-    return Unknown(f"{what} is not a string ({type(value).__name__})")
+    return coerce.to_str(value, what)
 
 
 def integer(value: Any, what: str) -> Maybe[int]:
