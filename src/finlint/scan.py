@@ -151,7 +151,10 @@ def _json_claimable(text: str, display: str, result: LoadResult) -> bool:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        result.errors.append(LoadError(display, exc.lineno, f"invalid JSON: {exc.msg}"))
+        from finlint.yamlload import json_error
+
+        message, line = json_error(exc)
+        result.errors.append(LoadError(display, line, message))
         return False
     except RecursionError:
         result.errors.append(LoadError(display, 1, "document is nested too deeply to load"))

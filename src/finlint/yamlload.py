@@ -138,6 +138,20 @@ def _error_line(exc: yaml.YAMLError) -> int:
     return int(mark.line) + 1 if mark is not None else 1
 
 
+def json_error(exc: json.JSONDecodeError) -> tuple[str, int]:
+    """``(message, line)`` for a JSON error, the same on every Python version.
+
+    A trailing comma is reported at the comma's line (the line a person edits): Python 3.13 says
+    so itself; older versions say "Expecting property name" at the closing bracket.
+    """
+    doc, pos = exc.doc, exc.pos
+    before = doc[:pos].rstrip()
+    if before.endswith(",") and doc[pos : pos + 1] in ("}", "]"):
+        closing = "object" if doc[pos] == "}" else "array"
+        return f"invalid JSON: trailing comma before the end of an {closing}", before.count("\n") + 1
+    return f"invalid JSON: {exc.msg}", exc.lineno
+
+
 def load_all(text: str, is_json: bool = False) -> list[Any]:
     """Every document of ``text``; raises :class:`YamlLoadError` with a line on bad input.
 
@@ -151,7 +165,7 @@ def load_all(text: str, is_json: bool = False) -> list[Any]:
         try:
             json.loads(text)
         except json.JSONDecodeError as exc:
-            raise YamlLoadError(f"invalid JSON: {exc.msg}", exc.lineno) from exc
+            raise YamlLoadError(*json_error(exc)) from exc
         except RecursionError as exc:
             raise YamlLoadError("document is nested too deeply to load", 1) from exc
         text = text.replace("\t", " ")
