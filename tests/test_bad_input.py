@@ -28,7 +28,7 @@ def errors_by_file(tmp_path: Path) -> dict[str, tuple[int, str]]:
 def test_malformed_yaml_json_and_binary(tmp_path: Path) -> None:
     (tmp_path / "good.json").write_text(GOOD_REQUEST)
     (tmp_path / "bad.yaml").write_text("kind: Pod\nmetadata:\n  name: [x\n")
-    (tmp_path / "bad.json").write_text('{\n  "a": 1,\n  "b": \n}\n')
+    (tmp_path / "bad.json").write_text('{\n  "TrainingJobName": 1,\n  "b": \n}\n')
     (tmp_path / "blob.yaml").write_bytes(b"\x00\x01\x02binary")
     (tmp_path / "latin1.yml").write_bytes(b"name: caf\xe9\n")
     errs = errors_by_file(tmp_path)
@@ -40,7 +40,7 @@ def test_malformed_yaml_json_and_binary(tmp_path: Path) -> None:
 
 def test_alias_bomb_is_rejected_fast(tmp_path: Path) -> None:
     (tmp_path / "good.json").write_text(GOOD_REQUEST)
-    lines = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    lines = ["kind: ConfigMap", 'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
     for prev, cur in zip("abcdefgh", "bcdefghi", strict=True):
         lines.append(f"{cur}: &{cur} [" + ",".join([f"*{prev}"] * 9) + "]")
     (tmp_path / "bomb.yaml").write_text("\n".join(lines) + "\n")
@@ -50,7 +50,7 @@ def test_alias_bomb_is_rejected_fast(tmp_path: Path) -> None:
 
 def test_deeply_nested_document(tmp_path: Path) -> None:
     (tmp_path / "good.json").write_text(GOOD_REQUEST)
-    (tmp_path / "deep.json").write_text("[" * 5000 + "]" * 5000)
+    (tmp_path / "deep.json").write_text('{"TrainingJobName": ' + "[" * 5000 + "]" * 5000 + "}")
     errs = errors_by_file(tmp_path)
     assert "nested too deeply" in errs["deep.json"][1]
 
@@ -66,13 +66,16 @@ def test_helm_template_is_a_notice_not_an_error(tmp_path: Path) -> None:
     assert len(result.notices) == 1 and "template" in result.notices[0].message
 
 
-def test_huge_file_is_skipped_with_a_reason(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import finlint.scan
+def test_huge_file_is_skipped_with_a_reason(tmp_path: Path) -> None:
+    from finlint.discovery import Limits
+    from finlint.scan import ScanOptions, lint
 
-    monkeypatch.setattr(finlint.scan, "MAX_FILE_BYTES", 1000)
     (tmp_path / "good.json").write_text(GOOD_REQUEST)
     (tmp_path / "big.yaml").write_text("a: " + "x" * 2000 + "\n")
-    assert "too large" in errors_by_file(tmp_path)["big.yaml"][1]
+    result = lint(ScanOptions(paths=[tmp_path], limits=Limits(max_file_bytes=1000)))
+    errs = {Path(f.file).name: f.message for f in result.findings if f.rule_id == "FIN000"}
+    assert "too large" in errs["big.yaml"] and "--max-file-mb" in errs["big.yaml"]
+    assert any(f.rule_id == "FIN101" for f in result.findings)
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX symlinks and permissions")

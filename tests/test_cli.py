@@ -57,7 +57,7 @@ def test_usage_errors_exit_2(tmp_path: Path) -> None:
 
 def test_json_contract(tmp_path: Path) -> None:
     (tmp_path / "job.json").write_text(BAD_REQUEST)
-    (tmp_path / "broken.yaml").write_text("a: [1, 2\n")
+    (tmp_path / "broken.yaml").write_text("kind: Pod\na: [1, 2\n")
     code, out = run("scan", str(tmp_path), "--format", "json")
     assert code == 1
     data = json.loads(out)
@@ -72,7 +72,7 @@ def test_json_contract(tmp_path: Path) -> None:
     ids = sorted(f["rule_id"] for f in data["findings"])
     assert ids == ["FIN000", "FIN101"]
     assert data["errors"][0]["file"].endswith("broken.yaml")
-    assert data["errors"][0]["line"] == 2
+    assert data["errors"][0]["line"] == 3
 
 
 def test_select_and_ignore_by_id_slug_and_prefix(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ from typing import Any, Callable, TypeVar
 import click
 
 from finlint import __version__, selector
-from finlint.engine import Policy, PolicyError, load_policies
+from finlint.engine import Policy, PolicyError
 from finlint.finding import SEVERITIES
 from finlint.outputs import PairedCommand
 from finlint.ruledocs import rule_text, rules_page
@@ -36,9 +36,96 @@ def _parse_vars(values: tuple[str, ...]) -> dict[str, str]:
     return out
 
 
+class _Budget(click.ParamType[float]):
+    """--max-multiple-usd: a finite, non-negative number of dollars (nan and negatives are usage errors)."""
+
+    name = "usd"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
+        from finlint.budget import parse_budget
+
+        try:
+            return parse_budget(value)
+        except ValueError as exc:
+            self.fail(str(exc), param, ctx)
+
+
+def _input_options(fn: Any) -> Any:
+    """--var/--var-file (Terraform), the file limits, --jobs and --quiet: for `scan`, `cost`, `diff`."""
+    fn = click.option(
+        "--jobs",
+        "-j",
+        type=click.IntRange(min=1),
+        help="Parse files in N processes (default: the CPUs; trees under 200 files stay serial). "
+        "The output is identical to --jobs 1.",
+    )(fn)
+    fn = click.option(
+        "--quiet", "-q", is_flag=True, help="No progress on stderr (shown only on a terminal)."
+    )(fn)
+    fn = click.option(
+        "--max-yaml-nodes",
+        type=click.IntRange(min=1),
+        help="Refuse YAML/JSON files with more nodes, or alias expansion, than N (default 250,000).",
+    )(fn)
+    fn = click.option(
+        "--max-file-mb",
+        type=click.FloatRange(min=0, min_open=True, max=1e6),
+        help="Refuse files larger than N MiB (default 20).",
+    )(fn)
+    fn = click.option("--var", "tf_vars", multiple=True, help="Terraform variable NAME=VALUE (repeatable).")(
+        fn
+    )
+    return click.option(
+        "--var-file",
+        multiple=True,
+        type=click.Path(path_type=Path, dir_okay=False, exists=True),
+        help="Terraform variables file (repeatable).",
+    )(fn)
+
+
+def _limits(config: Any, max_file_mb: float | None, max_yaml_nodes: int | None) -> Any:
+    from finlint.discovery import MIB, Limits
+
+    mb = max_file_mb if max_file_mb is not None else config.max_file_mb
+    nodes = max_yaml_nodes if max_yaml_nodes is not None else config.max_yaml_nodes
+    default = Limits()
+    return Limits(
+        max_file_bytes=int(mb * MIB) if mb is not None else default.max_file_bytes,
+        max_yaml_nodes=nodes if nodes is not None else default.max_yaml_nodes,
+    )
+
+
+def _check_writable(paths: list[Path | None]) -> None:
+    """Fail before scanning (exit 2) when a report or baseline file cannot be written."""
+    for path in paths:
+        if path is None:
+            continue
+        try:
+            if path.is_dir():
+                raise IsADirectoryError(21, "Is a directory")
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with path.open("a", encoding="utf-8"):
+                pass
+        except OSError as exc:
+            click.echo(f"finlint: error: cannot write {path}: {exc.strerror or exc}", err=True)
+            sys.exit(EXIT_USAGE)
+
+
+def _emit(result: Any, context: Any, targets: list[tuple[str, Path | None]]) -> None:
+    from finlint.outputs import emit
+
+    try:
+        emit(result, context, targets)
+    except click.FileError as exc:
+        click.echo(f"finlint: error: {exc.format_message()}", err=True)
+        sys.exit(EXIT_USAGE)
+
+
 def _policies(policy_dirs: tuple[Path, ...]) -> list[Policy]:
     try:
-        return load_policies(policy_dirs)
+        from finlint.policy_cache import load_policies_cached
+
+        return load_policies_cached(policy_dirs)
     except PolicyError as exc:
         click.echo(f"finlint: error: {exc}", err=True)
         sys.exit(EXIT_USAGE)
@@ -154,17 +241,11 @@ def main() -> None:
 
 
 @main.command(cls=PairedCommand)
-@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path, exists=True))
 @_output_options
 @_fail_on_option("a finding")
 @_selection_options
-@click.option(
-    "--var-file",
-    multiple=True,
-    type=click.Path(path_type=Path, dir_okay=False),
-    help="Terraform variables file (repeatable).",
-)
-@click.option("--var", "tf_vars", multiple=True, help="Terraform variable NAME=VALUE (repeatable).")
+@_input_options
 @click.option("--exit-zero", is_flag=True, help="Always exit 0 on findings (for rollout).")
 @click.option("--color/--no-color", default=None, help="Colour the text output (default: on a terminal).")
 @click.option(
@@ -173,7 +254,9 @@ def main() -> None:
     help="Also list the checks a rule could not decide because a value is not known statically, and why.",
 )
 @_cost_options
-@click.option("--max-monthly-usd", type=float, help="Exit 1 when the active findings' total exceeds N/month.")
+@click.option(
+    "--max-monthly-usd", type=_Budget(), help="Exit 1 when the active findings' total exceeds N/month."
+)
 @_config_option
 @click.option(
     "--baseline",
@@ -196,6 +279,10 @@ def scan(
     exclude: tuple[str, ...],
     var_file: tuple[Path, ...],
     tf_vars: tuple[str, ...],
+    max_file_mb: float | None,
+    max_yaml_nodes: int | None,
+    quiet: bool,
+    jobs: int | None,
     exit_zero: bool,
     color: bool | None,
     show_undetermined: bool,
@@ -209,11 +296,12 @@ def scan(
 ) -> None:
     """Scan PATHS (default: .) for costly AI-training configuration."""
     from finlint import baseline as baselines
-    from finlint.outputs import emit, plan
+    from finlint.outputs import plan
     from finlint.reporters import ReportContext
     from finlint.scan import lint
 
     targets = plan(formats, outputs, click.get_current_context().meta.get("finlint.raw_args"))
+    _check_writable([path for _, path in targets] + [write_baseline])
     run = _prepare(
         paths,
         select,
@@ -225,8 +313,10 @@ def scan(
         max_monthly_usd,
         _cost_settings(usage_file, region, pricing),
         {"tf_var_files": list(var_file), "tf_vars": _parse_vars(tf_vars)},
+        (max_file_mb, max_yaml_nodes, quiet, jobs),
+        [path for _, path in targets if path is not None] + [p for p in (baseline, write_baseline) if p],
     )
-    result = _cost_guard(lambda: lint(run.options, run.policies))
+    result = _cost_guard(lambda: _with_progress(run.options, lambda: lint(run.options, run.policies)))
     comparison = None
     known = baseline or (run.config.baseline if write_baseline is None else None)
     if write_baseline is not None:
@@ -249,7 +339,7 @@ def scan(
         comparison=comparison,
         cost_settings=run.options.cost_settings,
     )
-    emit(result, context, targets)
+    _emit(result, context, targets)
     code = EXIT_OK if write_baseline is not None else result.exit_code(run.fail_on, run.max_monthly_usd)
     sys.exit(EXIT_OK if exit_zero else code)
 
@@ -275,6 +365,8 @@ def _prepare(
     max_monthly_usd: float | None,
     cost_settings: Any,
     loader_options: dict[str, Any],
+    io: tuple[float | None, int | None, bool, int | None] = (None, None, False, None),
+    skip_files: list[Path] | None = None,
 ) -> _Run:
     from click.core import ParameterSource
 
@@ -312,19 +404,49 @@ def _prepare(
         exclude=[*config.exclude, *exclude],
         loader_options=loader_options,
         cost_settings=cost_settings,
+        limits=_limits(config, io[0], io[1]),
+        skip_files=list(skip_files or []),
+        progress=None if io[2] else _progress(),
+        jobs=_jobs(io[3]),
     )
     max_usd = max_monthly_usd if max_monthly_usd is not None else config.max_monthly_usd
     return _Run(options, policies, config, fail_on, max_usd)
 
 
+def _jobs(jobs: int | None) -> int:
+    from finlint.parallel import default_jobs
+
+    return jobs if jobs is not None else default_jobs()
+
+
+def _progress() -> Any:
+    from finlint.progress import Progress
+
+    progress = Progress()
+    return progress if progress.enabled else None
+
+
+def _with_progress(options: Any, fn: Any) -> Any:
+    """Run ``fn`` and erase the progress line afterwards (also on errors)."""
+    try:
+        return fn()
+    finally:
+        close = getattr(options.progress, "close", None)
+        if close is not None:
+            close()
+
+
 @main.command("diff", cls=PairedCommand)
 @click.argument("base_ref")
-@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path, exists=True))
 @_output_options
 @_fail_on_option("a new finding")
 @_selection_options
+@_input_options
 @_cost_options
-@click.option("--max-monthly-usd", type=float, help="Exit 1 when the new findings' total exceeds N/month.")
+@click.option(
+    "--max-monthly-usd", type=_Budget(), help="Exit 1 when the new findings' total exceeds N/month."
+)
 @_config_option
 @click.option("--exit-zero", is_flag=True, help="Always exit 0 on findings.")
 def diff_cmd(
@@ -337,6 +459,12 @@ def diff_cmd(
     ignore: tuple[str, ...],
     policy_dir: tuple[Path, ...],
     exclude: tuple[str, ...],
+    var_file: tuple[Path, ...],
+    tf_vars: tuple[str, ...],
+    max_file_mb: float | None,
+    max_yaml_nodes: int | None,
+    quiet: bool,
+    jobs: int | None,
     usage_file: Path | None,
     region: str | None,
     pricing: Path | None,
@@ -350,11 +478,12 @@ def diff_cmd(
     new findings fail the run.
     """
     from finlint import diff
-    from finlint.outputs import emit, plan
+    from finlint.outputs import plan
     from finlint.reporters import ReportContext
     from finlint.scan import lint
 
     targets = plan(formats, outputs, click.get_current_context().meta.get("finlint.raw_args"))
+    _check_writable([path for _, path in targets])
     absolute = [p.resolve() if p is not None else None for p in (usage_file, pricing)]  # same in both trees
     run = _prepare(
         paths,
@@ -366,11 +495,16 @@ def diff_cmd(
         fail_on,
         max_monthly_usd,
         _cost_settings(absolute[0], region, absolute[1]),
-        {},
+        # var files resolved now: the same files are used for both trees
+        {"tf_var_files": [f.resolve() for f in var_file], "tf_vars": _parse_vars(tf_vars)},
+        (max_file_mb, max_yaml_nodes, quiet, jobs),
+        [path.resolve() for _, path in targets if path is not None],
     )
     try:
         result, comparison = _cost_guard(
-            lambda: diff.run(base_ref, run.options, lambda o: lint(o, run.policies))
+            lambda: _with_progress(
+                run.options, lambda: diff.run(base_ref, run.options, lambda o: lint(o, run.policies))
+            )
         )
     except diff.DiffError as exc:
         click.echo(f"finlint: error: {exc}", err=True)
@@ -384,7 +518,7 @@ def diff_cmd(
         comparison=comparison,
         cost_settings=run.options.cost_settings,
     )
-    emit(result, context, targets)
+    _emit(result, context, targets)
     code = result.exit_code(run.fail_on, run.max_monthly_usd)
     sys.exit(EXIT_OK if exit_zero else code)
 
@@ -436,7 +570,7 @@ def rule(rule_id: str, policy_dir: tuple[Path, ...]) -> None:
 
 
 @main.command("cost")
-@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path, exists=True))
 @click.option(
     "--format", "fmt", type=click.Choice(["text", "json", "html"]), default="text", show_default=True
 )
@@ -444,29 +578,61 @@ def rule(rule_id: str, policy_dir: tuple[Path, ...]) -> None:
     "--output", "-o", type=click.Path(path_type=Path, dir_okay=False), help="Write to FILE, not stdout."
 )
 @click.option("--exclude", multiple=True, help="Glob of paths to skip (repeatable).")
+@_input_options
 @_cost_options
 def cost_cmd(
     paths: tuple[Path, ...],
     fmt: str,
     output: Path | None,
     exclude: tuple[str, ...],
+    var_file: tuple[Path, ...],
+    tf_vars: tuple[str, ...],
+    max_file_mb: float | None,
+    max_yaml_nodes: int | None,
+    quiet: bool,
+    jobs: int | None,
     usage_file: Path | None,
     region: str | None,
     pricing: Path | None,
 ) -> None:
-    """Price the AI-training resources in PATHS (default: .): jobs, notebooks, pools, file systems."""
+    """Price the AI-training resources in PATHS (default: .): jobs, notebooks, pools, file systems.
+
+    Files that cannot be read or parsed are listed after the table (JSON: ``errors``), as
+    `scan` reports them; they are not priced.
+    """
+    from finlint.config import Config
     from finlint.cost.breakdown import build_breakdown, render_json, render_text
     from finlint.scan import ScanOptions, lint
 
     settings = _cost_settings(usage_file, region, pricing)
-    result = lint(ScanOptions(paths=list(paths) or [Path(".")], exclude=list(exclude)), [])
+    options = ScanOptions(
+        paths=list(paths) or [Path(".")],
+        exclude=list(exclude),
+        loader_options={"tf_var_files": list(var_file), "tf_vars": _parse_vars(tf_vars)},
+        limits=_limits(Config(), max_file_mb, max_yaml_nodes),
+        progress=None if quiet else _progress(),
+        jobs=_jobs(jobs),
+    )
+    result = _with_progress(options, lambda: lint(options, []))
     breakdown = _cost_guard(lambda: build_breakdown(result.records, settings))
     if fmt == "html":
         from finlint.reporters.html_cost import render_breakdown
 
         report = render_breakdown(breakdown, settings)
+    elif fmt == "json":
+        data = json.loads(render_json(breakdown))
+        data["errors"] = [{"file": e.file, "line": e.line, "message": e.message} for e in result.errors]
+        data["notices"] = [{"file": n.file, "line": n.line, "message": n.message} for n in result.notices]
+        report = json.dumps(data, indent=2) + "\n"
     else:
-        report = (render_json if fmt == "json" else render_text)(breakdown)
+        report = render_text(breakdown)
+        if result.errors:
+            report += f"\n{len(result.errors)} file(s) could not be read or parsed; "
+            report += "their resources are not priced:\n"
+            report += "".join(f"{e.file}:{e.line}: {e.message}\n" for e in result.errors)
+    if fmt == "html" and result.errors:
+        for e in result.errors:  # the HTML page has no place for them: say so on stderr
+            click.echo(f"finlint: {e.file}:{e.line}: could not be parsed: {e.message}", err=True)
     if output is None:
         click.echo(report, nl=False)
         return
@@ -474,7 +640,8 @@ def cost_cmd(
         output.parent.mkdir(parents=True, exist_ok=True)
         output.write_text(report, encoding="utf-8")
     except OSError as exc:
-        raise click.FileError(str(output), hint=exc.strerror or str(exc)) from exc
+        click.echo(f"finlint: error: cannot write {output}: {exc.strerror or exc}", err=True)
+        sys.exit(EXIT_USAGE)
 
 
 @main.group("pricing")

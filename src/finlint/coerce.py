@@ -14,6 +14,7 @@ import re
 from typing import Any
 
 from finlint.ir import Unknown
+from finlint.yamlload import kind_name
 
 _NUMBER_TEXT = re.compile(r"^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$")
 
@@ -71,4 +72,4 @@ def to_str(value: Any, what: str = "value") -> str | Unknown | None:
         return str(value)
     if isinstance(value, float):
         return str(int(value)) if value.is_integer() else str(value)
-    return Unknown(f"{what} is not a string ({type(value).__name__})")
+    return Unknown(f"{what} is not a string ({kind_name(value)})")

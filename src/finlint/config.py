@@ -9,6 +9,7 @@ Relative paths in the file are relative to the file's directory, not to the CWD.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import sys
@@ -54,6 +55,8 @@ class Config:
     pricing_file: Path | None = None
     policy_dirs: tuple[Path, ...] = ()
     baseline: Path | None = None
+    max_file_mb: float | None = None  # discovery.Limits.max_file_bytes, in MiB
+    max_yaml_nodes: int | None = None  # discovery.Limits.max_yaml_nodes
     _lines: Callable[[tuple[Any, ...]], int] = field(default=lambda _path: 1, repr=False)
 
     def error(self, path: tuple[Any, ...], message: str) -> ConfigError:
@@ -312,6 +315,8 @@ def _apply(config: Config, data: dict[str, Any], base: Path) -> None:
             config, "policy_dirs", tuple((base / d).resolve() for d in _strings(config, k, v))
         ),
         "rules": lambda k, v: _rules(config, k, v),
+        "max_file_mb": lambda k, v: setattr(config, "max_file_mb", _positive(config, k, v, float)),
+        "max_yaml_nodes": lambda k, v: setattr(config, "max_yaml_nodes", int(_positive(config, k, v, int))),
     }
     aliases = {"pricing": "pricing_file", "policy_dir": "policy_dirs"}
     for raw_key, value in data.items():
@@ -347,8 +352,17 @@ def _severity(config: Config, path: tuple[Any, ...], key: str, value: Any) -> st
 
 
 def _money(config: Config, key: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < math.inf:
         raise config.error((key,), f"{key}: expected a non-negative number of dollars, got {value!r}")
+    return float(value)
+
+
+def _positive(config: Config, key: str, value: Any, kind: type) -> float:
+    ok = isinstance(value, int) if kind is int else isinstance(value, (int, float))
+    if isinstance(value, bool) or not ok or not 0 < value < math.inf:
+        raise config.error(
+            (key,), f"{key}: expected a positive {'whole ' if kind is int else ''}number, got {value!r}"
+        )
     return float(value)
 
 

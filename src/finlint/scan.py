@@ -6,15 +6,18 @@ one way: files -> loaders -> IR -> linking -> engine -> cost -> (reporters, in t
 
 from __future__ import annotations
 
-import fnmatch
 import json
-import os
+import sys
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from finlint import loaders
+from finlint.discovery import Limits, claimed_by_content, read_text
+from finlint.discovery import discover as _discover
+from finlint.discovery import display_path as display_path
+from finlint.discovery import excluded as _excluded
 from finlint.engine import EngineConfig, Policy, Undetermined, load_policies, run_policies
 from finlint.finding import Finding
 from finlint.ir import LoadError, LoadResult, Notice, Record
@@ -25,25 +28,7 @@ from finlint.result import ScanResult
 if TYPE_CHECKING:
     from finlint.cost.common import CostSettings
 
-SKIP_DIRS = {
-    ".git",
-    ".hg",
-    ".svn",
-    ".terraform",
-    "node_modules",
-    ".venv",
-    "venv",
-    "__pycache__",
-    ".tox",
-    ".nox",
-    ".mypy_cache",
-    ".ruff_cache",
-    ".pytest_cache",
-    "site-packages",
-    ".ipynb_checkpoints",
-}
 SUPPORTED_SUFFIXES = loaders.all_suffixes()
-MAX_FILE_BYTES = 20 * 1024 * 1024
 TEMPLATE_MARKERS = ("{{", "{%")
 
 
@@ -57,79 +42,22 @@ class ScanOptions:
     cost_settings: CostSettings | None = None  # region, usage file, pricing overlay
     #: paths in findings are relative to this directory (None: the current directory)
     display_root: Path | None = None
-
-
-def display_path(path: Path, root: Path | None = None) -> str:
-    """Relative to ``root`` (default: the CWD) with '/' separators; absolute when outside it."""
-    try:
-        rel = os.path.relpath(path if root is None else root / path, root)
-    except ValueError:  # another drive on Windows
-        rel = str(path)
-    if rel.startswith(".."):
-        rel = str(path.absolute() if root is None else (root / path).absolute())
-    return rel.replace(os.sep, "/")
-
-
-def _excluded(path: Path, patterns: list[str], root: Path | None = None) -> bool:
-    text = display_path(path, root)
-    return any(fnmatch.fnmatch(text, p) or fnmatch.fnmatch(path.name, p) for p in patterns)
+    limits: Limits = field(default_factory=Limits)  # file size and YAML node caps
+    skip_files: list[Path] = field(default_factory=list)  # the scan's own report/baseline files
+    progress: Callable[..., None] | None = None  # progress(phase, done, total), e.g. finlint.progress
+    jobs: int = 1  # parse files in this many processes (finlint.parallel); output is identical
 
 
 def discover(
-    paths: list[Path], exclude: list[str], errors: list[LoadError], display_root: Path | None = None
+    paths: list[Path],
+    exclude: list[str],
+    errors: list[LoadError],
+    notices: list[Notice] | None = None,
+    skip_files: list[Path] | None = None,
+    display_root: Path | None = None,
 ) -> Iterator[Path]:
-    """Supported files under ``paths``; never follows directory symlinks (no loops)."""
-    seen: set[str] = set()
-    for root in paths:
-        try:
-            is_dir = root.is_dir()
-            exists = root.exists() or root.is_symlink()
-        except OSError as exc:
-            why = f"cannot read path: {exc.strerror or exc}"
-            errors.append(LoadError(display_path(root, display_root), 1, why))
-            continue
-        if not exists:
-            errors.append(LoadError(display_path(root, display_root), 1, "no such file or directory"))
-            continue
-        if not is_dir:
-            if not _excluded(root, exclude, display_root):
-                yield root
-            continue
-        for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-            base = Path(dirpath)
-            dirnames[:] = sorted(
-                d
-                for d in dirnames
-                if d not in SKIP_DIRS
-                and not (base / d / "pyvenv.cfg").exists()
-                and not _excluded(base / d, exclude, display_root)
-            )
-            for name in sorted(filenames):
-                path = base / name
-                if not name.endswith(SUPPORTED_SUFFIXES) or _excluded(path, exclude, display_root):
-                    continue
-                key = str(path)
-                if key not in seen:
-                    seen.add(key)
-                    yield path
-
-
-def read_text(path: Path, display: str) -> str | LoadError:
-    """The file's text, or why it cannot be scanned (binary, too large, unreadable, a loop)."""
-    try:
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            return LoadError(display, 1, f"file is too large to scan ({size / 1e6:.1f} MB > 20 MB)")
-        data = path.read_bytes()
-    except OSError as exc:
-        return LoadError(display, 1, f"cannot read file: {exc.strerror or exc}")
-    if b"\x00" in data[:8192]:
-        return LoadError(display, 1, "binary file (contains NUL bytes)")
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        return LoadError(display, line, "file is not valid UTF-8 text")
+    """Supported files under ``paths`` (see :func:`finlint.discovery.discover`)."""
+    return _discover(paths, exclude, errors, SUPPORTED_SUFFIXES, notices, skip_files or (), display_root)
 
 
 def _looks_templated(text: str, error_line: int) -> bool:
@@ -169,10 +97,16 @@ def load_structured(path: Path, display: str, text: str, options: dict[str, Any]
     result = LoadResult()
     is_json = path.suffix == ".json"
     if is_json and not _json_claimable(text, display, result):
+        if not claimed_by_content(text):
+            result.errors.clear()  # not infrastructure (tsconfig.json with comments, empty .json)
         return result
     try:
-        docs = load_all(text, is_json=is_json)
+        docs = load_all(text, is_json=is_json, max_nodes=options.get("max_yaml_nodes"))
     except YamlLoadError as exc:
+        if not claimed_by_content(text):  # no loader would read it (mkdocs.yml with !!python/name:)
+            if exc.limit:
+                result.notices.append(Notice(display, exc.line, exc.message))
+            return result
         if _looks_templated(text, exc.line):
             result.notices.append(
                 Notice(
@@ -202,6 +136,8 @@ def _safe(fn: Callable[[], LoadResult], display: str) -> LoadResult:
     """A loader bug must cost one file, not the scan: report it as FIN000 with the reason."""
     try:
         return fn()
+    except loaders.LoaderUnavailable:
+        raise  # an installation problem, not a bad file: exit 2 with the reason
     except RecursionError:
         return LoadResult(errors=[LoadError(display, 1, "file is nested too deeply to load")])
     except Exception as exc:  # noqa: BLE001 - reported, never swallowed silently
@@ -216,33 +152,59 @@ def load_paths(options: ScanOptions) -> tuple[LoadResult, int, dict[str, list[st
     texts: dict[str, list[str]] = {}
     directories: dict[LoaderSpec, dict[Path, None]] = {}
     count = 0
-    show = partial(display_path, root=options.display_root)
-    for path in discover(options.paths, options.exclude, result.errors, options.display_root):
+    progress = options.progress or (lambda *_: None)
+    progress("finding files")
+    found = list(
+        discover(
+            options.paths,
+            options.exclude,
+            result.errors,
+            result.notices,
+            options.skip_files,
+            options.display_root,
+        )
+    )
+    files: list[Path] = []
+    for path in found:
         directory_spec = loaders.spec_for_file(path.name, "directory")
         if directory_spec is not None:
             # A directory loader's unit is the directory: a changed main.tf or tfvars file
             # (pre-commit passes just those) means its whole configuration.
             directories.setdefault(directory_spec, {})[path.parent] = None
             continue
-        count += 1
-        display = show(path)
-        text = read_text(path, display)
-        if isinstance(text, LoadError):
-            result.errors.append(text)
-            continue
-        texts[display] = text.splitlines()
-        file_spec = loaders.spec_for_file(path.name, "file")
-        if file_spec is not None:
-            module: FileLoader = file_spec.load()
-            loader = partial(module.load_file, path, display, text, options.loader_options)
-        else:
-            loader = partial(load_structured, path, display, text, options.loader_options)
-        result.extend(_safe(loader, display))
+        files.append(path)
+    count += len(files)
+    from finlint.parallel import load_files  # --jobs: in order, identical to a serial run
+
+    for done, (display, lines, loaded) in enumerate(load_files(files, options)):
+        progress("parsing", done, len(files))
+        if lines is not None:
+            texts[display] = lines
+        result.extend(loaded)
+    if directories:
+        progress("parsing directories", len(found), len(found))
     for spec, dirs in directories.items():
         loaded, read = _load_directories(spec, list(dirs), options, texts)
         result.extend(loaded)
         count += read
     return result, count, texts
+
+
+def load_file(path: Path, options: ScanOptions) -> tuple[str, list[str] | None, LoadResult]:
+    """One file through its loader: its display path, its lines (None when unreadable) and
+    what it loaded. Runs in a worker process under ``--jobs``."""
+    display = display_path(path, options.display_root)
+    text = read_text(path, display, options.limits.max_file_bytes)
+    if isinstance(text, LoadError):
+        return display, None, LoadResult(errors=[text])
+    file_spec = loaders.spec_for_file(path.name, "file")
+    if file_spec is not None:
+        module: FileLoader = file_spec.load()
+        loader = partial(module.load_file, path, display, text, options.loader_options)
+    else:
+        loader_options = {**options.loader_options, "max_yaml_nodes": options.limits.max_yaml_nodes}
+        loader = partial(load_structured, path, display, text, loader_options)
+    return display, text.splitlines(), _safe(loader, display)
 
 
 def _load_directories(
@@ -263,7 +225,7 @@ def _load_directories(
         )
         count += len(files)
         for f in files:
-            text = read_text(f, show(f))
+            text = read_text(f, show(f), options.limits.max_file_bytes)
             if isinstance(text, str):
                 texts[show(f)] = text.splitlines()
         if directory in skip:
@@ -274,8 +236,13 @@ def _load_directories(
 
 
 def _finalize(records: list[Record]) -> list[Record]:
-    """Every loader's whole-scan pass (plan -> config lines, NodePool -> EC2NodeClass), in order."""
+    """Every loader's whole-scan pass (plan -> config lines, NodePool -> EC2NodeClass), in order.
+
+    A loader no file needed was never imported and made no records, so its pass is skipped:
+    importing it just to finish nothing would put every loader on a one-file run's path."""
     for spec in loaders.REGISTRY:
+        if spec.module not in sys.modules:
+            continue
         records = list(spec.load().finalize(records))
     return records
 
@@ -305,6 +272,8 @@ def lint(options: ScanOptions, policies: list[Policy] | None = None) -> ScanResu
     if policies is None:
         policies = load_policies(options.policy_dirs)
     loaded, count, texts = load_paths(options)
+    if options.progress is not None:
+        options.progress("checking rules")
     records = link(_finalize(loaded.records))
     undetermined: list[Undetermined] = []
     findings = run_policies(policies, records, options.engine, undetermined)

@@ -68,12 +68,15 @@ class LineLoader(yaml.CSafeLoader):
 
 
 def _construct_mapping(loader: LineLoader, node: yaml.MappingNode) -> LineDict:
+    explicit = sum(1 for k, _ in node.value if k.tag != "tag:yaml.org,2002:merge")
     loader.flatten_mapping(node)
+    first_own = len(node.value) - explicit  # merged (<<) pairs come first and may be overridden
     result = LineDict()
     result.line = node.start_mark.line + 1
     result.end_line = _end_line(loader, node)
     result.key_lines = {}
-    for key_node, value_node in node.value:
+    own: set[Any] = set()
+    for index, (key_node, value_node) in enumerate(node.value):
         key = loader.construct_object(key_node, deep=True)
         try:
             hash(key)
@@ -81,6 +84,16 @@ def _construct_mapping(loader: LineLoader, node: yaml.MappingNode) -> LineDict:
             raise yaml.constructor.ConstructorError(
                 "while constructing a mapping", node.start_mark, "found unhashable key", key_node.start_mark
             ) from exc
+        if index >= first_own:
+            if key in own:  # last-wins would silently hide a resource (cfn-lint: E0000)
+                raise yaml.constructor.ConstructorError(
+                    None,
+                    None,
+                    f"duplicate key {key!r} (first at line {result.key_lines[key]}); the later value "
+                    "would silently replace the earlier one",
+                    key_node.start_mark,
+                )
+            own.add(key)
         result[key] = loader.construct_object(value_node, deep=True)
         result.key_lines[key] = key_node.start_mark.line + 1
     return result
@@ -125,12 +138,36 @@ LineLoader.add_multi_constructor("!", _construct_intrinsic)
 
 
 class YamlLoadError(Exception):
-    """A document that cannot be loaded; ``line`` is 1-based."""
+    """A document that cannot be loaded; ``line`` is 1-based. ``limit``: refused by a size
+    limit (too many nodes, an alias bomb), not because the text is broken."""
 
-    def __init__(self, message: str, line: int) -> None:
+    def __init__(self, message: str, line: int, limit: bool = False) -> None:
         super().__init__(message)
         self.message = message
         self.line = line
+        self.limit = limit
+
+
+_NODE_EVENTS = (yaml.ScalarEvent, yaml.MappingStartEvent, yaml.SequenceStartEvent)
+
+
+def _check_node_count(text: str, cap: int) -> None:
+    """Refuse text with more than ``cap`` nodes, counted on libyaml's event stream (about a
+    tenth of the cost of building them), so a large file is refused in a fraction of a second
+    instead of after a full load. Every node takes at least one character, so short texts are
+    not counted."""
+    if len(text) <= cap:
+        return
+    count = 0
+    for event in yaml.parse(text, Loader=yaml.CSafeLoader):
+        if isinstance(event, _NODE_EVENTS):
+            count += 1
+            if count > cap:
+                raise YamlLoadError(
+                    f"file has more than {cap:,} YAML/JSON nodes (the --max-yaml-nodes limit); not loaded",
+                    (event.start_mark.line + 1) if event.start_mark is not None else 1,
+                    limit=True,
+                )
 
 
 def _error_line(exc: yaml.YAMLError) -> int:
@@ -152,13 +189,15 @@ def json_error(exc: json.JSONDecodeError) -> tuple[str, int]:
     return f"invalid JSON: {exc.msg}", exc.lineno
 
 
-def load_all(text: str, is_json: bool = False) -> list[Any]:
+def load_all(text: str, is_json: bool = False, max_nodes: int | None = None) -> list[Any]:
     """Every document of ``text``; raises :class:`YamlLoadError` with a line on bad input.
 
     JSON is loaded by the same loader (JSON is YAML's flow style) so it gets lines too; tabs,
     legal JSON whitespace but not YAML indentation, are turned into spaces first (a tab inside
-    a JSON string must be escaped, so this cannot change a value).
+    a JSON string must be escaped, so this cannot change a value). ``max_nodes`` (default
+    :data:`MAX_EXPANDED_NODES`) caps the nodes of the file and the expanded nodes of a document.
     """
+    cap = MAX_EXPANDED_NODES if max_nodes is None else max_nodes
     if is_json:
         # JSON is stricter than YAML's flow style (`"b": }` is valid YAML): check it with the
         # C JSON parser first, so a broken .json file is reported as broken JSON, with its line.
@@ -172,6 +211,7 @@ def load_all(text: str, is_json: bool = False) -> list[Any]:
     loader = LineLoader(text)
     loader.source_lines = re.split("\r\n|\r|\n", text)
     try:
+        _check_node_count(text, cap)
         docs = []
         while loader.check_data():  # type: ignore[no-untyped-call]
             docs.append(loader.get_data())
@@ -183,11 +223,14 @@ def load_all(text: str, is_json: bool = False) -> list[Any]:
     finally:
         loader.dispose()
     for doc in docs:
-        size = expanded_size(doc)
-        if size > MAX_EXPANDED_NODES:
+        size = expanded_size(doc, cap)
+        if size > cap:
             line = getattr(doc, "line", 1) or 1
             raise YamlLoadError(
-                f"document expands to more than {MAX_EXPANDED_NODES:,} nodes (a YAML alias bomb?)", line
+                f"document's aliases expand it to more than {cap:,} nodes (a YAML alias bomb; "
+                "the --max-yaml-nodes limit); not loaded",
+                line,
+                limit=True,
             )
     return docs
 
@@ -217,6 +260,31 @@ def expanded_size(root: Any, cap: int = MAX_EXPANDED_NODES) -> int:
         return total
 
     return size(root, 0)
+
+
+def kind_name(value: Any) -> str:
+    """What a YAML/JSON value is, in the user's words (never an internal class like LineList)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    return "a " + type(value).__name__.lower()
+
+
+_TYPE_WORDS = {str: "string", int: "whole number", float: "number", bool: "boolean"}
+
+
+def type_word(kind: type) -> str:
+    """``str`` -> "string": a Python type as a user reads it."""
+    return _TYPE_WORDS.get(kind, kind.__name__)
 
 
 def line_of(container: Any, key: Any, fallback: int = 1) -> int:

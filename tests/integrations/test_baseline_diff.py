@@ -170,6 +170,19 @@ def test_diff_reports_new_fixed_and_cost_change(repo: Path) -> None:
     assert git(repo, "status", "--porcelain") == "M infra/nb.yaml"  # the checkout is untouched
 
 
+def test_diff_text_output_shows_new_fixed_and_cost_change(repo: Path) -> None:
+    """The README's promise holds in the default text output too (issue 10)."""
+    (repo / "infra" / "nb.yaml").write_text(
+        template(notebook("Kept"), notebook("Small", "ml.g5.xlarge"), notebook("New")), encoding="utf-8"
+    )
+    result = CliRunner().invoke(main, ["diff", "main"])
+    assert result.exit_code == 1
+    out = result.stdout
+    assert "1 new, 1 unchanged, 1 fixed; monthly cost change +$0.00/month" in out
+    assert "  new:   infra/nb.yaml:" in out and "FIN301 New" in out
+    assert "  fixed: infra/nb.yaml:" in out and "FIN301 Old (was $45,096/month)" in out
+
+
 def test_diff_markdown_and_path_argument(repo: Path) -> None:
     (repo / "infra" / "nb.yaml").write_text(template(notebook("Kept")), encoding="utf-8")
     git(repo, "commit", "-qam", "drop Old")

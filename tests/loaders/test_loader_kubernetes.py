@@ -821,6 +821,9 @@ def test_suppression_annotation_forms() -> None:
                 finlint.io/ignore: |
                   FIN301: quarterly pre-training run, approved by finance
                   FIN101, oversized-p5: shared reason; FIN401
+            spec:
+              template:
+                spec: {}
             """
         ),
         ComputePool,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from finlint.budget import budget_status
 from finlint.finding import Finding
 from finlint.reporters.markdown import monthly, ranked, usd
 
@@ -83,4 +84,7 @@ def render(result: ScanResult, context: ReportContext) -> str:
     if total:
         tail += f", estimated impact {usd(total)}/month"
     lines.append(tail)
+    budget = budget_status(result, context)
+    if budget is not None and budget.exceeded:
+        lines.append("::error title=finlint budget::" + escape_data(budget.message()))
     return "\n".join(lines) + "\n"

@@ -7,6 +7,7 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from finlint import __version__
+from finlint.budget import budget_status
 from finlint.finding import SEVERITIES
 
 if TYPE_CHECKING:
@@ -37,6 +38,8 @@ def as_dict(result: ScanResult) -> dict[str, Any]:
 
 def render(result: ScanResult, context: ReportContext) -> str:
     data = as_dict(result)
+    budget = budget_status(result, context)
+    data["summary"]["budget"] = budget.to_json() if budget is not None else None
     comparison = context.comparison  # --baseline / finlint diff: new, fixed, cost change
     if comparison is not None:
         data["comparison"] = comparison.to_json()

@@ -1,7 +1,8 @@
 """JUnit XML for CI test-report viewers (GitLab, Jenkins, Azure DevOps).
 
 One test case per rule x file: a rule "passes" on a file that has records of the kinds it
-checks and no finding there; it fails with every finding listed. Suppressed and baselined
+checks and no finding there. Each active finding is its own failing case (``file:line
+resource``, one ``<failure>`` each), so ``failures`` counts findings. Suppressed and baselined
 findings are skipped cases (with the reason), not failures, since they do not fail the run.
 Meta rules (parse errors, suppression hygiene) appear only where they fired.
 """
@@ -53,16 +54,26 @@ def render(result: ScanResult, context: ReportContext) -> str:
         suite = ET.SubElement(root, "testsuite", name=f"{rule_id} {names.get(rule_id, '')}".strip())
         counts = {"tests": 0, "failures": 0, "skipped": 0}
         for file in sorted(cases[rule_id]):
-            findings = sorted(cases[rule_id][file], key=lambda f: f.line)
+            findings = sorted(cases[rule_id][file], key=lambda f: (f.line, f.resource))
+            active = [f for f in findings if f.active]
+            for f in active:  # one failing case per finding: a case holds at most one <failure>
+                case = ET.SubElement(
+                    suite,
+                    "testcase",
+                    name=f"{file}:{f.line} {f.resource}",
+                    classname=f"finlint.{rule_id}",
+                    file=file,
+                    line=str(f.line),
+                )
+                counts["tests"] += 1
+                counts["failures"] += 1
+                failure = ET.SubElement(case, "failure", message=f.message, type=f.severity)
+                failure.text = _line(f)
+            if active:
+                continue
             case = ET.SubElement(suite, "testcase", name=file, classname=f"finlint.{rule_id}", file=file)
             counts["tests"] += 1
-            active = [f for f in findings if f.active]
-            if active:
-                counts["failures"] += 1
-                first = active[0]
-                failure = ET.SubElement(case, "failure", message=first.message, type=first.severity)
-                failure.text = "\n".join(_line(f) for f in active)
-            elif findings:
+            if findings:
                 counts["skipped"] += 1
                 reasons = sorted(
                     {

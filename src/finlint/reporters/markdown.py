@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
+from finlint.budget import budget_status
 from finlint.finding import SEVERITIES, Finding, severity_rank
 
 if TYPE_CHECKING:
@@ -169,8 +170,12 @@ def _comparison(result: ScanResult, comp: Comparison, context: ReportContext) ->
 
 def render(result: ScanResult, context: ReportContext) -> str:
     comp = context.comparison
+    budget = budget_status(result, context)
+    budget_lines = (
+        [] if budget is None else ["", f"**{budget.message()}** ❌" if budget.exceeded else budget.message()]
+    )
     if comp is not None:
-        return "\n".join(_comparison(result, comp, context)).rstrip() + "\n"
+        return "\n".join(_comparison(result, comp, context) + budget_lines).rstrip() + "\n"
     active = ranked(result.active())
     total = sum(monthly(f) for f in active)
     headline = (
@@ -192,6 +197,7 @@ def render(result: ScanResult, context: ReportContext) -> str:
     else:
         out.append("No costly configuration found. ✅")
     out += _suppressed(result)
+    out += budget_lines
     if result.errors:
         out += ["", f"{len(result.errors)} file(s) could not be read or parsed (reported as FIN000)."]
     return "\n".join(out).rstrip() + "\n"

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from finlint import __version__
+from finlint.budget import budget_status
 from finlint.engine import Policy
 from finlint.finding import Finding
 from finlint.ruledocs import rule_markdown
@@ -165,6 +166,19 @@ def _notifications(result: ScanResult) -> list[dict[str, Any]]:
     return out
 
 
+def _budget(result: ScanResult, context: ReportContext) -> list[dict[str, Any]]:
+    budget = budget_status(result, context)
+    if budget is None:
+        return []
+    return [
+        {
+            "level": "error" if budget.exceeded else "note",
+            "message": {"text": budget.message()},
+            "properties": {"budget": budget.to_json()},
+        }
+    ]
+
+
 def as_dict(result: ScanResult, context: ReportContext) -> dict[str, Any]:
     policies = sorted(result.policies, key=lambda p: p.id)
     index = {p.id: i for i, p in enumerate(policies)}
@@ -187,7 +201,10 @@ def as_dict(result: ScanResult, context: ReportContext) -> dict[str, Any]:
                 },
                 "originalUriBaseIds": {"%SRCROOT%": {"uri": root}},
                 "invocations": [
-                    {"executionSuccessful": True, "toolExecutionNotifications": _notifications(result)}
+                    {
+                        "executionSuccessful": True,
+                        "toolExecutionNotifications": _notifications(result) + _budget(result, context),
+                    }
                 ],
                 "results": [_result(f, index, digests[id(f)], with_baseline) for f in result.findings],
                 "properties": {

@@ -7,8 +7,9 @@ a cost, when known, follows on the next line with its basis.
 from __future__ import annotations
 
 from collections import Counter
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from finlint.budget import budget_status
 from finlint.finding import SEVERITIES, Finding, severity_rank
 
 if TYPE_CHECKING:
@@ -39,6 +40,25 @@ def _line(f: Finding, color: bool) -> str:
     elif f.baseline:
         state = " (baseline)"
     return f"{f.file}:{f.line}: {f.rule_id} {sev} {f.message}{state}"
+
+
+def _signed(amount: float) -> str:
+    return ("+" if amount >= 0 else "-") + usd(abs(amount))
+
+
+def _comparison_lines(comp: Any) -> list[str]:
+    """``finlint diff`` / ``--baseline`` in text: new and fixed findings and the monthly change."""
+    lines = [
+        f"against {comp.label}: {len(comp.new)} new, {len(comp.unchanged)} unchanged, "
+        f"{len(comp.fixed)} fixed; monthly cost change {_signed(comp.delta_monthly_usd)}/month "
+        f"({usd(comp.base_monthly_usd)} -> {usd(comp.head_monthly_usd)})"
+    ]
+    for f in comp.new:
+        lines.append(f"  new:   {f.file}:{f.line}: {f.rule_id} {f.resource}")
+    for e in comp.fixed:
+        cost = f" (was {usd(e.monthly_usd)}/month)" if e.monthly_usd else ""
+        lines.append(f"  fixed: {e.file}:{e.line}: {e.rule_id} {e.resource}{cost}")
+    return lines
 
 
 def render(result: ScanResult, context: ReportContext) -> str:
@@ -81,10 +101,15 @@ def render(result: ScanResult, context: ReportContext) -> str:
     monthly = result.monthly_usd()
     if monthly:
         summary += f"; estimated impact {usd(monthly)}/month"
-    if result.undetermined and not context.show_undetermined:
-        summary += (
-            f"; {len(result.undetermined)} check(s) undetermined"
-            " (values not known statically: --show-undetermined)"
-        )
+    if result.undetermined:  # the count stays with --show-undetermined (issue 10)
+        summary += f"; {len(result.undetermined)} check(s) undetermined"
+        if not context.show_undetermined:
+            summary += " (values not known statically: --show-undetermined)"
     out.append(summary)
+    comparison = context.comparison  # finlint diff / --baseline
+    if comparison is not None:
+        out += _comparison_lines(comparison)
+    budget = budget_status(result, context)
+    if budget is not None:
+        out.append(budget.message())
     return "\n".join(out) + "\n"

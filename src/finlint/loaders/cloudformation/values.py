@@ -19,7 +19,7 @@ from typing import Any
 
 from finlint import coerce, ir
 from finlint.loaders import DocContext
-from finlint.yamlload import LineDict, LineList
+from finlint.yamlload import LineDict, LineList, type_word
 
 PSEUDO_PARAMETERS = (
     "AWS::AccountId",
@@ -288,7 +288,7 @@ class Obj:
         if line is None:
             return None, None
         if isinstance(value, (dict, list)):
-            return ir.Unknown(f"{self.path}.{key} is not a {kind.__name__}"), line
+            return ir.Unknown(f"{self.path}.{key} is not a {type_word(kind)}"), line
         return _CONVERT[kind](value, f"{self.path}.{key}"), line
 
     def obj(self, key: str) -> Obj | None:

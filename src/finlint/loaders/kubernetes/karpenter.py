@@ -29,7 +29,7 @@ from finlint.loaders.kubernetes.object import (
     templated,
     text,
 )
-from finlint.yamlload import LineDict
+from finlint.yamlload import LineDict, kind_name
 
 NODE_CLASS_FACTS = "karpenter_node_class"  # extra key of the EC2NodeClass carrier record
 CAPACITY_TYPE_KEY = "karpenter.sh/capacity-type"
@@ -162,12 +162,14 @@ def _section(d: Doc, node: Any, key: str) -> Node:
     if value is None:
         return LineDict()
     if not isinstance(value, dict):
-        what = "a template placeholder" if templated(value) else type(value).__name__
+        what = "a template placeholder" if templated(value) else kind_name(value)
         raise d.error(f"`{key}` must be a mapping, not {what}", raw_line(node, key))
     return value
 
 
 def load_karpenter_pool(d: Doc) -> list[Record]:
+    if child(d.doc, "spec") is None:  # Karpenter rejects it; not a pool that admits every type
+        raise d.error("has no `spec` (Karpenter requires one); not checked", getattr(d.doc, "line", 1))
     spec = _section(d, d.doc, "spec")
     lines: dict[str, int] = {}
     extra: dict[str, Any] = {"api_version": d.api_version}

@@ -10,6 +10,7 @@ from finlint import ir
 from finlint.loaders.base import DocContext
 from finlint.loaders.sagemaker_api.reader import Reader, is_intrinsic
 from finlint.loaders.sagemaker_api.request import build_job, tuning_multiplier
+from finlint.yamlload import kind_name
 
 _PARTITION = r"(?:aws(?:-[a-z]+)*|\$\{AWS::Partition\}|\$\{Partition\}|\$\{[A-Za-z0-9_.:]+\})"
 
@@ -65,7 +66,7 @@ def _task_request(reader: Reader, state: Mapping[str, Any], line: int) -> tuple[
         return value, key
     if isinstance(value, str):
         return ir.Unknown(f"{key} is an expression: {value:.60}"), key
-    return ir.Unknown(f"{key} is not an object ({type(value).__name__})"), key
+    return ir.Unknown(f"{key} is not an object ({kind_name(value)})"), key
 
 
 def _asl_states(

@@ -9,7 +9,7 @@ from typing import Any, Callable
 
 from finlint import coerce, ir
 from finlint.loaders.base import DocContext
-from finlint.yamlload import LineDict, LineList
+from finlint.yamlload import LineDict, LineList, kind_name, type_word
 
 FORMAT = "sagemaker-api"
 
@@ -103,7 +103,7 @@ class Reader:
             return ir.Unknown(f"{key} is not an object"), line
         if isinstance(value, str) and TEMPLATED.search(value):
             return ir.Unknown(f"{key} is an expression: {value:.60}"), line
-        return ir.Unknown(f"{key} is not an object ({type(value).__name__})"), line
+        return ir.Unknown(f"{key} is not an object ({kind_name(value)})"), line
 
     def items(self, container: Any, key: str, parent_line: int) -> tuple[Any, int]:
         """A list: a Sequence, an Unknown, or None when absent."""
@@ -137,7 +137,7 @@ class Reader:
             name = next(iter(value), "")
             return ir.Unknown(f"{key} is an expression ({name})")
         if isinstance(value, list):
-            return ir.Unknown(f"{key} is a list, not a {kind.__name__}")
+            return ir.Unknown(f"{key} is a list, not a {type_word(kind)}")
         if isinstance(value, str) and TEMPLATED.search(value):
             return ir.Unknown(f"{key} is templated: {value:.60}")
         if kind is int:

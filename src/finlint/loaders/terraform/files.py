@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from finlint import ir
+from finlint.discovery import read_bytes
 from finlint.loaders.terraform import hcl as h
 from finlint.loaders.terraform import mapping as m
 
@@ -63,13 +64,12 @@ class Run:
 
 def read_file(run: Run, path: Path) -> str | None:
     shown = run.display(path)
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        run.result.errors.append(ir.LoadError(shown, 1, f"cannot read file: {exc.strerror or exc}"))
-        return None
-    if len(raw) > h.MAX_FILE_BYTES:
-        run.result.errors.append(ir.LoadError(shown, 1, "file is larger than 4 MiB; not parsed"))
+    raw = read_bytes(path, h.MAX_FILE_BYTES)  # regular files only, bounded (no FIFO, no /dev/zero)
+    if isinstance(raw, str):
+        if raw.startswith("not a regular file"):
+            run.result.notices.append(ir.Notice(shown, 1, raw))
+        else:
+            run.result.errors.append(ir.LoadError(shown, 1, raw))
         return None
     try:
         return raw.decode("utf-8-sig")

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from finlint import ir
+from finlint.discovery import read_bytes
 from finlint.loaders.base import no_finalize
 from finlint.loaders.terraform import hcl as h
 from finlint.loaders.terraform import mapping as m
@@ -51,14 +52,23 @@ def load_directory(
 
 
 def module_directories(dirs: Iterable[Path]) -> set[Path]:
-    """Directories that another of ``dirs`` calls as a local module (not to be loaded standalone)."""
+    """Directories that another of ``dirs`` calls as a local module (not to be loaded standalone).
+
+    A directory is skipped only when a directory that is loaded calls it (directly or through
+    other modules). In a cycle nobody else calls (``a`` sources ``../b``, ``b`` sources ``../a``)
+    the first directory in sorted order is loaded as the root, so the cycle's resources are
+    still scanned once (the loader reports the cyclic call as a notice).
+    """
     candidates = {d.resolve(): d for d in dirs}
-    called: set[Path] = set()
+    calls: dict[Path, set[Path]] = {d: set() for d in candidates.values()}
     for d in candidates.values():
         for tf in sorted(d.glob("*.tf")):
+            raw = read_bytes(tf, h.MAX_FILE_BYTES)  # never a FIFO or a device
             try:
-                body = h.parse_text(tf.read_text("utf-8"))
-            except (h.HclError, OSError, UnicodeDecodeError):
+                body = h.parse_text(raw.decode("utf-8")) if isinstance(raw, bytes) else None
+            except (h.HclError, UnicodeDecodeError):
+                continue
+            if body is None:
                 continue
             for block in body.blocks_of("module"):
                 source = block.body.attrs.get("source")
@@ -68,8 +78,27 @@ def module_directories(dirs: Iterable[Path]) -> set[Path]:
                 if text.startswith(("./", "../")):
                     target = (d / text).resolve()
                     if target in candidates and target != d.resolve():
-                        called.add(candidates[target])
-    return called
+                        calls[d].add(candidates[target])
+    called = {t for targets in calls.values() for t in targets}
+    roots = [d for d in sorted(calls) if d not in called]
+    reached: set[Path] = set()
+
+    def visit(start: Path) -> None:
+        stack = [start]
+        while stack:
+            for target in sorted(calls[stack.pop()]):
+                if target not in reached:
+                    reached.add(target)
+                    stack.append(target)
+
+    for root in roots:
+        visit(root)
+    for d in sorted(calls):  # cycles no root reaches: the first member loads the rest
+        if d not in reached and d in called:
+            visit(d)
+            reached.discard(d)
+            roots.append(d)
+    return reached - set(roots)
 
 
 # --- files -----------------------------------------------------------------------------------------

@@ -1,0 +1,97 @@
+"""A cache of the compiled policy pack, so a one-file pre-commit run does not re-parse it.
+
+Parsing and checking the policy YAML costs ~17 ms per run; unpickling the compiled pack
+~0.3 ms. The cache lives in the user's cache directory (``$FINLINT_CACHE_DIR``, else
+``$XDG_CACHE_HOME/finlint``, else ``~/.cache/finlint``; ``%LOCALAPPDATA%\\finlint`` on Windows),
+never in the repository. Its key is the finlint and Python versions plus the path, mtime and
+size of every policy file, so an edited, added or removed policy is a miss. Set
+``FINLINT_CACHE_DIR=off`` to disable it.
+
+Only a cache file the current user owns, in a directory only they can write, is read (the
+file is a pickle, written by finlint itself); anything unreadable or stale is a miss, never
+an error.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+import stat
+import sys
+import tempfile
+from pathlib import Path
+from typing import Iterable
+
+from finlint import __version__
+from finlint.engine import Policy, load_policies
+from finlint.engine.policy import builtin_policy_dir
+
+
+def cache_dir() -> Path | None:
+    """Where the cache lives, or None when disabled."""
+    configured = os.environ.get("FINLINT_CACHE_DIR")
+    if configured is not None:
+        return None if configured.strip().lower() in ("", "0", "off", "false", "no") else Path(configured)
+    if sys.platform == "win32" and os.environ.get("LOCALAPPDATA"):
+        return Path(os.environ["LOCALAPPDATA"]) / "finlint"
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "finlint"
+
+
+def cache_key(extra_dirs: Iterable[Path] = ()) -> str:
+    """finlint and Python versions + every policy file's path, mtime and size."""
+    digest = hashlib.sha256(f"{__version__}|{sys.version}".encode())
+    for directory in [builtin_policy_dir(), *(Path(d) for d in extra_dirs)]:
+        digest.update(f"|dir:{directory.resolve()}".encode())
+        for path in sorted(directory.rglob("*.y*ml")) if directory.is_dir() else []:
+            info = path.stat()
+            digest.update(f"|{path}:{info.st_mtime_ns}:{info.st_size}".encode())
+    return digest.hexdigest()[:32]
+
+
+def _trusted(path: Path) -> bool:
+    """Owned by us and not writable by anyone else (file and directory)."""
+    if not hasattr(os, "getuid"):
+        return True  # Windows: the per-user LOCALAPPDATA is private
+    for item in (path, path.parent):
+        info = item.stat()
+        if info.st_uid != os.getuid() or info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+            return False
+    return True
+
+
+def load_policies_cached(extra_dirs: Iterable[Path] = ()) -> list[Policy]:
+    """:func:`finlint.engine.load_policies`, from the cache when nothing changed."""
+    dirs = list(extra_dirs)
+    where = cache_dir()
+    if where is None:
+        return load_policies(dirs)
+    try:
+        path = where / f"policies-{cache_key(dirs)}.pickle"
+    except OSError:
+        return load_policies(dirs)
+    try:
+        if path.is_file() and _trusted(path):
+            cached = pickle.loads(path.read_bytes())
+            if isinstance(cached, list) and all(isinstance(p, Policy) for p in cached):
+                return cached
+    except Exception:  # noqa: BLE001 - a broken cache is a miss
+        pass
+    policies = load_policies(dirs)  # errors (PolicyError) propagate, and nothing is cached
+    _store(where, path, policies)
+    return policies
+
+
+def _store(where: Path, path: Path, policies: list[Policy]) -> None:
+    try:
+        where.mkdir(mode=0o700, parents=True, exist_ok=True)
+        packs = sorted(where.glob("policies-*.pickle"), key=lambda p: p.stat().st_mtime)
+        for old in packs[: max(0, len(packs) - 15)]:  # keep the 15 newest (projects, policy dirs)
+            old.unlink(missing_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=where, prefix=".policies-", suffix=".tmp")
+        with os.fdopen(fd, "wb") as handle:
+            pickle.dump(policies, handle, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, path)
+    except (OSError, pickle.PicklingError):
+        pass
