@@ -73,3 +73,14 @@ def test_default_location_is_the_user_cache_dir(monkeypatch: pytest.MonkeyPatch,
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     if sys.platform != "win32":
         assert pc.cache_dir() == tmp_path / "finlint"
+
+
+def test_a_file_with_another_key_is_a_miss(calls: list[int], tmp_path: Path) -> None:
+    """The file name is a checksum; the full key inside the file decides."""
+    import pickle
+
+    first = pc.load_policies_cached()
+    (cached,) = (tmp_path / "cache").glob("policies-*.pickle")
+    cached.write_bytes(pickle.dumps(("another key", first[:1])))
+    cached.chmod(0o600)
+    assert len(pc.load_policies_cached()) == len(first) and calls == [1, 1]

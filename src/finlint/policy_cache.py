@@ -14,12 +14,11 @@ an error.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import pickle
 import stat
 import sys
-import tempfile
+import zlib
 from pathlib import Path
 from typing import Iterable
 
@@ -41,13 +40,19 @@ def cache_dir() -> Path | None:
 
 def cache_key(extra_dirs: Iterable[Path] = ()) -> str:
     """finlint and Python versions + every policy file's path, mtime and size."""
-    digest = hashlib.sha256(f"{__version__}|{sys.version}".encode())
+    parts = [__version__, sys.version]
     for directory in [builtin_policy_dir(), *(Path(d) for d in extra_dirs)]:
-        digest.update(f"|dir:{directory.resolve()}".encode())
+        parts.append(f"dir:{directory.resolve()}")
         for path in sorted(directory.rglob("*.y*ml")) if directory.is_dir() else []:
             info = path.stat()
-            digest.update(f"|{path}:{info.st_mtime_ns}:{info.st_size}".encode())
-    return digest.hexdigest()[:32]
+            parts.append(f"{path}:{info.st_mtime_ns}:{info.st_size}")
+    return "\n".join(parts)
+
+
+def _file_name(key: str) -> str:
+    # crc32 only names the file (zlib is already loaded; hashlib costs ~2 ms of imports); the
+    # full key is stored in the file and compared, so a collision is a miss, never a wrong pack
+    return f"policies-{__version__}-{zlib.crc32(key.encode()):08x}.pickle"
 
 
 def _trusted(path: Path) -> bool:
@@ -68,22 +73,25 @@ def load_policies_cached(extra_dirs: Iterable[Path] = ()) -> list[Policy]:
     if where is None:
         return load_policies(dirs)
     try:
-        path = where / f"policies-{cache_key(dirs)}.pickle"
+        key = cache_key(dirs)
     except OSError:
         return load_policies(dirs)
+    path = where / _file_name(key)
     try:
         if path.is_file() and _trusted(path):
-            cached = pickle.loads(path.read_bytes())
-            if isinstance(cached, list) and all(isinstance(p, Policy) for p in cached):
+            stored_key, cached = pickle.loads(path.read_bytes())
+            if stored_key == key and isinstance(cached, list) and all(isinstance(p, Policy) for p in cached):
                 return cached
     except Exception:  # noqa: BLE001 - a broken cache is a miss
         pass
     policies = load_policies(dirs)  # errors (PolicyError) propagate, and nothing is cached
-    _store(where, path, policies)
+    _store(where, path, key, policies)
     return policies
 
 
-def _store(where: Path, path: Path, policies: list[Policy]) -> None:
+def _store(where: Path, path: Path, key: str, policies: list[Policy]) -> None:
+    import tempfile  # only on a miss (its imports cost ~5 ms)
+
     try:
         where.mkdir(mode=0o700, parents=True, exist_ok=True)
         packs = sorted(where.glob("policies-*.pickle"), key=lambda p: p.stat().st_mtime)
@@ -91,7 +99,7 @@ def _store(where: Path, path: Path, policies: list[Policy]) -> None:
             old.unlink(missing_ok=True)
         fd, tmp = tempfile.mkstemp(dir=where, prefix=".policies-", suffix=".tmp")
         with os.fdopen(fd, "wb") as handle:
-            pickle.dump(policies, handle, protocol=pickle.HIGHEST_PROTOCOL)
+            pickle.dump((key, policies), handle, protocol=pickle.HIGHEST_PROTOCOL)
         os.replace(tmp, path)
     except (OSError, pickle.PicklingError):
         pass
