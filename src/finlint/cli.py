@@ -37,7 +37,7 @@ def _parse_vars(values: tuple[str, ...]) -> dict[str, str]:
 
 
 class _Budget(click.ParamType[float]):
-    """--max-multiple-usd: a finite, non-negative number of dollars (nan and negatives are usage errors)."""
+    """--max-monthly-usd: a finite, non-negative number of dollars (nan and negatives are usage errors)."""
 
     name = "usd"
 
