@@ -66,7 +66,9 @@ def tools_venv(path: Path) -> Path:
     if not (bin_dir / "checkov").exists() or not (bin_dir / "cfn-lint").exists():
         print(f"installing checkov and cfn-lint into {path} (once) ...", file=sys.stderr)
         venv.EnvBuilder(with_pip=True, clear=True).create(path)
-        subprocess.run([str(bin_dir / "python"), "-m", "pip", "install", "-q", "checkov", "cfn-lint"], check=True)
+        subprocess.run(
+            [str(bin_dir / "python"), "-m", "pip", "install", "-q", "checkov", "cfn-lint"], check=True
+        )
     return bin_dir
 
 
@@ -118,7 +120,9 @@ def main() -> int:
             cfn = [str(p) for p in files if is_cfn(p)]
             repeat = 1 if len(files) > 1000 else args.repeat
             floor = measure([sys.executable, "-c", "pass"], directory, repeat)
-            ours = measure([*base, "scan", ".", "--exit-zero", "--quiet", "--format", "json"], directory, repeat)
+            ours = measure(
+                [*base, "scan", ".", "--exit-zero", "--quiet", "--format", "json"], directory, repeat
+            )
             checkov = cfn_lint = None
             if tools is not None:
                 checkov = [str(tools / "checkov"), "-d", ".", "--quiet", "--compact", "-o", "json"]

@@ -1,6 +1,6 @@
 """A long fuzz run of every loader: ``python bench/fuzz.py [EXAMPLES]`` (default 5,000 per loader).
 
-The normal suite runs ``tests/test_fuzz_loaders.py`` with a few dozen examples each; this runs
+The normal suite runs ``tests/loaders/test_fuzz_loaders.py`` with a few dozen examples each; this runs
 the same properties with many more, randomised (not derandomised), and prints the time taken.
 """
 
@@ -19,7 +19,15 @@ def main() -> int:
     examples = sys.argv[1] if len(sys.argv) > 1 else "5000"
     env = {**os.environ, "FINLINT_FUZZ_EXAMPLES": examples}
     started = time.monotonic()
-    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_fuzz_loaders.py"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "tests/loaders/test_fuzz_loaders.py",
+    ]
     code = subprocess.run(cmd, cwd=REPO, env=env, check=False).returncode
     print(f"fuzz: {examples} examples per loader, {time.monotonic() - started:.1f} s, exit {code}")
     return code

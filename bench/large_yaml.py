@@ -1,7 +1,7 @@
 """Reproduce docs/limits.md: write a large alias-free YAML file and time `finlint scan` on it.
 
-    python bench/large_yaml.py 19.8            # a 19.8 MB kind: List of ConfigMaps
-    python bench/large_yaml.py 2 --max-yaml-nodes 300000
+python bench/large_yaml.py 19.8            # a 19.8 MB kind: List of ConfigMaps
+python bench/large_yaml.py 2 --max-yaml-nodes 300000
 """
 
 from __future__ import annotations
@@ -54,7 +54,9 @@ def main() -> int:
         start = time.perf_counter()
         proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
         elapsed = time.perf_counter() - start
-        print(f"{path.stat().st_size / 1e6:.1f} MB, {items:,} ConfigMaps: {elapsed:.2f} s, exit {proc.returncode}")
+        print(
+            f"{path.stat().st_size / 1e6:.1f} MB, {items:,} ConfigMaps: {elapsed:.2f} s, exit {proc.returncode}"
+        )
         print(proc.stdout.strip().splitlines()[0] if proc.stdout.strip() else "(no output)")
     return 0
 

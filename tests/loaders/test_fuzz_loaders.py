@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from finlint.ir import LoadResult
 from finlint.scan import display_path, load_structured
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 EXAMPLES = int(os.environ.get("FINLINT_FUZZ_EXAMPLES", "40"))
 FUZZ = settings(
     max_examples=EXAMPLES,
