@@ -104,8 +104,11 @@ def _check_writable(paths: list[Path | None]) -> None:
             if path.is_dir():
                 raise IsADirectoryError(21, "Is a directory")
             path.parent.mkdir(parents=True, exist_ok=True)
+            existed = path.exists()
             with path.open("a", encoding="utf-8"):
                 pass
+            if not existed:  # only a probe: the report is written after the scan
+                path.unlink()
         except OSError as exc:
             click.echo(f"finlint: error: cannot write {path}: {exc.strerror or exc}", err=True)
             sys.exit(EXIT_USAGE)
