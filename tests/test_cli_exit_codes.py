@@ -204,3 +204,16 @@ def test_progress_hooks_into_the_scan(tmp_path: Path) -> None:
     lint(ScanOptions(paths=[tmp_path], progress=lambda *a: calls.append(a)))
     phases = [c[0] for c in calls]
     assert phases[0] == "finding files" and ("parsing", 0, 1) in calls and phases[-1] == "checking rules"
+
+
+def test_quiet_turns_progress_off(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import finlint.cli as cli
+
+    (tmp_path / "nb.yaml").write_text(P5_NOTEBOOK)
+    phases: list[str] = []
+    monkeypatch.setattr(cli, "_progress", lambda: lambda phase, *_: phases.append(phase))
+    run("scan", str(tmp_path))
+    assert phases and phases[0] == "finding files"  # a terminal would show these
+    phases.clear()
+    run("scan", str(tmp_path), "--quiet")
+    assert phases == []

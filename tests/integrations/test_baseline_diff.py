@@ -221,3 +221,21 @@ def test_diff_usage_errors(repo: Path, tmp_path: Path) -> None:
     os.chdir(outside)
     code, _, err = invoke("diff", "main", ".")
     assert code == 2 and "not inside a git repository" in err
+
+
+def test_diff_takes_terraform_vars_for_both_trees(repo: Path) -> None:
+    """`diff` accepts --var/--var-file like `scan` (issue 10); the same values apply to the base."""
+    (repo / "tf").mkdir()
+    (repo / "tf" / "main.tf").write_text(
+        'variable "itype" {\n  type = string\n}\n\n'
+        'resource "aws_sagemaker_notebook_instance" "nb" {\n  name          = "nb"\n'
+        '  role_arn      = "arn:aws:iam::111122223333:role/x"\n  instance_type = var.itype\n}\n',
+        encoding="utf-8",
+    )
+    (repo / "prod.tfvars").write_text('itype = "ml.p5.48xlarge"\n', encoding="utf-8")
+    code, doc, _ = invoke("diff", "main", "tf", "--format", "json")
+    assert code == 0 and not active(doc)  # the type is unknown without the variable
+    code, doc, _ = invoke("diff", "main", "tf", "--var-file", "prod.tfvars", "--format", "json")
+    assert code == 1 and active(doc) == [("FIN301", "aws_sagemaker_notebook_instance.nb")]
+    code, doc, _ = invoke("diff", "main", "tf", "--var", "itype=ml.p5.48xlarge", "--format", "json")
+    assert code == 1 and doc["comparison"]["new"] == 1
