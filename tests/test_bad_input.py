@@ -50,7 +50,8 @@ def test_alias_bomb_is_rejected_fast(tmp_path: Path) -> None:
 
 def test_deeply_nested_document(tmp_path: Path) -> None:
     (tmp_path / "good.json").write_text(GOOD_REQUEST)
-    (tmp_path / "deep.json").write_text('{"TrainingJobName": ' + "[" * 5000 + "]" * 5000 + "}")
+    deep = "[" * 5000 + "]" * 5000  # a request a loader claims, with one value nested 5,000 deep
+    (tmp_path / "deep.json").write_text(GOOD_REQUEST.replace('"x"', f'"x", "HyperParameters": {deep}'))
     errs = errors_by_file(tmp_path)
     assert "nested too deeply" in errs["deep.json"][1]
 

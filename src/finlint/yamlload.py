@@ -217,6 +217,8 @@ def load_all(text: str, is_json: bool = False, max_nodes: int | None = None) -> 
             docs.append(loader.get_data())
     except yaml.YAMLError as exc:
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        if "maximum nesting depth" in problem:  # libyaml's own depth limit (newer builds)
+            raise YamlLoadError("document is nested too deeply to load", _error_line(exc)) from exc
         raise YamlLoadError(f"invalid {'JSON' if is_json else 'YAML'}: {problem}", _error_line(exc)) from exc
     except RecursionError as exc:
         raise YamlLoadError("document is nested too deeply to load", 1) from exc
