@@ -282,7 +282,8 @@ def test_the_whole_hostile_set_together_gives_valid_json_with_every_planted_find
         "tf/b/main.tf": 'module "a" {\n  source = "../a"\n}\n\n' + P5_NOTEBOOK_TF,  # planted: FIN301
         "bomb.yaml": "kind: ConfigMap\n" + _bomb(),
         "big.yaml": _configmap_list(400),
-        "deep.json": '{"TrainingJobName": ' + "[" * 5000 + "]" * 5000 + "}",
+        "deep.json": '{"TrainingJobName": "x", "ResourceConfig": {"InstanceType": "ml.g5.2xlarge"}, '
+        '"HyperParameters": ' + "[" * 5000 + "]" * 5000 + "}",  # claimed, then too deep
         "dup.yaml": "AWSTemplateFormatVersion: '2010-09-09'\nResources:\n  A: {Type: AWS::S3::Bucket}\n"
         "  A: {Type: AWS::S3::Bucket}\n",
         "pool.yaml": "apiVersion: karpenter.sh/v1\nkind: NodePool\n",
