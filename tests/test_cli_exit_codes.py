@@ -208,10 +208,13 @@ def test_progress_hooks_into_the_scan(tmp_path: Path) -> None:
 
 def test_quiet_turns_progress_off(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import finlint.cli as cli
+    import finlint.cli_support as support
 
     (tmp_path / "nb.yaml").write_text(P5_NOTEBOOK)
     phases: list[str] = []
-    monkeypatch.setattr(cli, "_progress", lambda: lambda phase, *_: phases.append(phase))
+    printer = lambda: lambda phase, *_: phases.append(phase)  # noqa: E731
+    monkeypatch.setattr(cli, "progress_printer", printer)
+    monkeypatch.setattr(support, "progress_printer", printer)
     run("scan", str(tmp_path))
     assert phases and phases[0] == "finding files"  # a terminal would show these
     phases.clear()

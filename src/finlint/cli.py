@@ -9,219 +9,38 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any, Callable, TypeVar
+from typing import Any
 
 import click
 
 from finlint import __version__, selector
-from finlint.engine import Policy, PolicyError
-from finlint.finding import SEVERITIES
+from finlint.cli_support import (
+    EXIT_FINDINGS,
+    EXIT_OK,
+    EXIT_USAGE,
+    Budget,
+    check_writable,
+    config_option,
+    cost_guard,
+    cost_options,
+    cost_settings,
+    emit_reports,
+    fail_on_option,
+    input_options,
+    jobs_for,
+    limits_for,
+    load_policies_or_exit,
+    output_options,
+    parse_vars,
+    prepare,
+    progress_printer,
+    selection_options,
+    with_progress,
+)
 from finlint.outputs import PairedCommand
 from finlint.ruledocs import rule_text, rules_page
 
-EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-_split = selector.split
-
-
-def _parse_vars(values: tuple[str, ...]) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for item in values:
-        if "=" not in item:
-            raise click.BadParameter(f"expected NAME=VALUE, got {item!r}", param_hint="--var")
-        key, value = item.split("=", 1)
-        out[key.strip()] = value
-    return out
-
-
-class _Budget(click.ParamType[float]):
-    """--max-monthly-usd: a finite, non-negative number of dollars (nan and negatives are usage errors)."""
-
-    name = "usd"
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
-        from finlint.budget import parse_budget
-
-        try:
-            return parse_budget(value)
-        except ValueError as exc:
-            self.fail(str(exc), param, ctx)
-
-
-def _input_options(fn: Any) -> Any:
-    """--var/--var-file (Terraform), the file limits, --jobs and --quiet: for `scan`, `cost`, `diff`."""
-    fn = click.option(
-        "--jobs",
-        "-j",
-        type=click.IntRange(min=1),
-        help="Parse files in N processes (default: the CPUs; trees under 200 files stay serial). "
-        "The output is identical to --jobs 1.",
-    )(fn)
-    fn = click.option(
-        "--quiet", "-q", is_flag=True, help="No progress on stderr (shown only on a terminal)."
-    )(fn)
-    fn = click.option(
-        "--max-yaml-nodes",
-        type=click.IntRange(min=1),
-        help="Refuse YAML/JSON files with more nodes, or alias expansion, than N (default 250,000).",
-    )(fn)
-    fn = click.option(
-        "--max-file-mb",
-        type=click.FloatRange(min=0, min_open=True, max=1e6),
-        help="Refuse files larger than N MiB (default 20).",
-    )(fn)
-    fn = click.option("--var", "tf_vars", multiple=True, help="Terraform variable NAME=VALUE (repeatable).")(
-        fn
-    )
-    return click.option(
-        "--var-file",
-        multiple=True,
-        type=click.Path(path_type=Path, dir_okay=False, exists=True),
-        help="Terraform variables file (repeatable).",
-    )(fn)
-
-
-def _limits(config: Any, max_file_mb: float | None, max_yaml_nodes: int | None) -> Any:
-    from finlint.discovery import MIB, Limits
-
-    mb = max_file_mb if max_file_mb is not None else config.max_file_mb
-    nodes = max_yaml_nodes if max_yaml_nodes is not None else config.max_yaml_nodes
-    default = Limits()
-    return Limits(
-        max_file_bytes=int(mb * MIB) if mb is not None else default.max_file_bytes,
-        max_yaml_nodes=nodes if nodes is not None else default.max_yaml_nodes,
-    )
-
-
-def _check_writable(paths: list[Path | None]) -> None:
-    """Fail before scanning (exit 2) when a report or baseline file cannot be written."""
-    for path in paths:
-        if path is None:
-            continue
-        try:
-            if path.is_dir():
-                raise IsADirectoryError(21, "Is a directory")
-            path.parent.mkdir(parents=True, exist_ok=True)
-            existed = path.exists()
-            with path.open("a", encoding="utf-8"):
-                pass
-            if not existed:  # only a probe: the report is written after the scan
-                path.unlink()
-        except OSError as exc:
-            click.echo(f"finlint: error: cannot write {path}: {exc.strerror or exc}", err=True)
-            sys.exit(EXIT_USAGE)
-
-
-def _emit(result: Any, context: Any, targets: list[tuple[str, Path | None]]) -> None:
-    from finlint.outputs import emit
-
-    try:
-        emit(result, context, targets)
-    except click.FileError as exc:
-        click.echo(f"finlint: error: {exc.format_message()}", err=True)
-        sys.exit(EXIT_USAGE)
-
-
-def _policies(policy_dirs: tuple[Path, ...]) -> list[Policy]:
-    try:
-        from finlint.policy_cache import load_policies_cached
-
-        return load_policies_cached(policy_dirs)
-    except PolicyError as exc:
-        click.echo(f"finlint: error: {exc}", err=True)
-        sys.exit(EXIT_USAGE)
-
-
-def _cost_options(fn: F) -> F:
-    """--usage-file, --region, --pricing: shared by `scan` and `cost`."""
-    fn = click.option(
-        "--pricing",
-        type=click.Path(path_type=Path, dir_okay=False, exists=True),
-        help="Overlay your own prices (same format as the embedded snapshot).",
-    )(fn)
-    fn = click.option("--region", help="AWS region for prices (default: usage file, else us-east-1).")(fn)
-    return click.option(
-        "--usage-file",
-        type=click.Path(path_type=Path, dir_okay=False),
-        help="Usage assumptions (default: ./finlint-usage.yml when present).",
-    )(fn)
-
-
-def _cost_settings(usage_file: Path | None, region: str | None, pricing: Path | None) -> Any:
-    from finlint.cost import CostSettings
-
-    return CostSettings(region=region, pricing_file=pricing, usage_file=usage_file)
-
-
-def _cost_guard(fn: Any) -> Any:
-    """Run ``fn``; a bad usage or pricing file is a usage error (exit 2)."""
-    from finlint.cost import PricingError, UsageFileError
-
-    try:
-        return fn()
-    except (UsageFileError, PricingError) as exc:
-        click.echo(f"finlint: error: {exc}", err=True)
-        sys.exit(EXIT_USAGE)
-
-
-def _output_options(fn: F) -> F:
-    """--format / --output, repeatable in pairs: `--format sarif --output f.sarif --format github`."""
-    from finlint.reporters import REPORTERS
-
-    fn = click.option(
-        "--output",
-        "-o",
-        "outputs",
-        multiple=True,
-        type=click.Path(path_type=Path, dir_okay=False),
-        help="Write the report of the --format before it to FILE (repeatable).",
-    )(fn)
-    return click.option(
-        "--format",
-        "formats",
-        multiple=True,
-        type=click.Choice(list(REPORTERS)),
-        help="Output format (default: text; repeatable, each with its own --output).",
-    )(fn)
-
-
-def _fail_on_option(what: str) -> Callable[[F], F]:
-    """--fail-on, shared by `scan` and `diff` (which counts only new findings)."""
-    return click.option(
-        "--fail-on",
-        type=click.Choice(SEVERITIES),
-        default="low",
-        show_default=True,
-        help=f"Exit 1 when {what} is at or above this severity.",
-    )
-
-
-def _selection_options(fn: F) -> F:
-    """--select / --ignore / --policy-dir / --exclude: which rules run over which files."""
-    fn = click.option("--exclude", multiple=True, help="Glob of paths to skip (repeatable).")(fn)
-    fn = click.option(
-        "--policy-dir",
-        multiple=True,
-        type=click.Path(path_type=Path, file_okay=False),
-        help="Extra directory of policies in the same YAML format.",
-    )(fn)
-    fn = click.option(
-        "--ignore", multiple=True, help="Skip these rules (ids, slugs or id prefixes; comma-separated)."
-    )(fn)
-    return click.option(
-        "--select", multiple=True, help="Only these rules (ids, slugs or id prefixes; comma-separated)."
-    )(fn)
-
-
-def _config_option(fn: Any) -> Any:
-    return click.option(
-        "--config",
-        "config_file",
-        type=click.Path(path_type=Path, dir_okay=False, exists=True),
-        help="Config file (default: the nearest .finlint.yaml or pyproject.toml [tool.finlint]).",
-    )(fn)
+__all__ = ["EXIT_FINDINGS", "EXIT_OK", "EXIT_USAGE", "main"]
 
 
 class _Main(click.Group):
@@ -245,10 +64,10 @@ def main() -> None:
 
 @main.command(cls=PairedCommand)
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path, exists=True))
-@_output_options
-@_fail_on_option("a finding")
-@_selection_options
-@_input_options
+@output_options
+@fail_on_option("a finding")
+@selection_options
+@input_options
 @click.option("--exit-zero", is_flag=True, help="Always exit 0 on findings (for rollout).")
 @click.option("--color/--no-color", default=None, help="Colour the text output (default: on a terminal).")
 @click.option(
@@ -256,11 +75,11 @@ def main() -> None:
     is_flag=True,
     help="Also list the checks a rule could not decide because a value is not known statically, and why.",
 )
-@_cost_options
+@cost_options
 @click.option(
-    "--max-monthly-usd", type=_Budget(), help="Exit 1 when the active findings' total exceeds N/month."
+    "--max-monthly-usd", type=Budget(), help="Exit 1 when the active findings' total exceeds N/month."
 )
-@_config_option
+@config_option
 @click.option(
     "--baseline",
     type=click.Path(path_type=Path, dir_okay=False),
@@ -304,8 +123,8 @@ def scan(
     from finlint.scan import lint
 
     targets = plan(formats, outputs, click.get_current_context().meta.get("finlint.raw_args"))
-    _check_writable([path for _, path in targets] + [write_baseline])
-    run = _prepare(
+    check_writable([path for _, path in targets] + [write_baseline])
+    run = prepare(
         paths,
         select,
         ignore,
@@ -314,12 +133,12 @@ def scan(
         config_file,
         fail_on,
         max_monthly_usd,
-        _cost_settings(usage_file, region, pricing),
-        {"tf_var_files": list(var_file), "tf_vars": _parse_vars(tf_vars)},
+        cost_settings(usage_file, region, pricing),
+        {"tf_var_files": list(var_file), "tf_vars": parse_vars(tf_vars)},
         (max_file_mb, max_yaml_nodes, quiet, jobs),
         [path for _, path in targets if path is not None] + [p for p in (baseline, write_baseline) if p],
     )
-    result = _cost_guard(lambda: _with_progress(run.options, lambda: lint(run.options, run.policies)))
+    result = cost_guard(lambda: with_progress(run.options, lambda: lint(run.options, run.policies)))
     comparison = None
     known = baseline or (run.config.baseline if write_baseline is None else None)
     if write_baseline is not None:
@@ -342,115 +161,21 @@ def scan(
         comparison=comparison,
         cost_settings=run.options.cost_settings,
     )
-    _emit(result, context, targets)
+    emit_reports(result, context, targets)
     code = EXIT_OK if write_baseline is not None else result.exit_code(run.fail_on, run.max_monthly_usd)
     sys.exit(EXIT_OK if exit_zero else code)
-
-
-class _Run:
-    """A scan's settings after merging the config file with the CLI (CLI flags win)."""
-
-    def __init__(
-        self, options: Any, policies: list[Policy], config: Any, fail_on: str, max_usd: float | None
-    ):
-        self.options, self.policies, self.config = options, policies, config
-        self.fail_on, self.max_monthly_usd = fail_on, max_usd
-
-
-def _prepare(
-    paths: tuple[Path, ...],
-    select: tuple[str, ...],
-    ignore: tuple[str, ...],
-    policy_dir: tuple[Path, ...],
-    exclude: tuple[str, ...],
-    config_file: Path | None,
-    fail_on: str,
-    max_monthly_usd: float | None,
-    cost_settings: Any,
-    loader_options: dict[str, Any],
-    io: tuple[float | None, int | None, bool, int | None] = (None, None, False, None),
-    skip_files: list[Path] | None = None,
-) -> _Run:
-    from click.core import ParameterSource
-
-    from finlint.config import Config, ConfigError, find_config, load_config
-    from finlint.scan import ScanOptions
-
-    scan_paths = list(paths) or [Path(".")]
-    try:
-        found = config_file or find_config(scan_paths[0])
-        config = load_config(found) if found is not None else Config()
-        policies = _policies((*policy_dir, *config.policy_dirs))
-        config.check_rules(policies)
-    except ConfigError as exc:
-        click.echo(f"finlint: error: {exc}", err=True)
-        sys.exit(EXIT_USAGE)
-    try:
-        selector.check(_split(select) + _split(ignore), policies)
-    except selector.SelectorError as exc:
-        raise click.BadParameter(str(exc), param_hint="--select/--ignore") from exc
-    ctx = click.get_current_context()
-    if ctx.get_parameter_source("fail_on") is ParameterSource.DEFAULT and config.fail_on:
-        fail_on = config.fail_on
-    if cost_settings is not None:
-        for attr, value in (
-            ("region", config.region),
-            ("usage_file", config.usage_file),
-            ("pricing_file", config.pricing_file),
-        ):
-            if getattr(cost_settings, attr, None) is None and value is not None:
-                setattr(cost_settings, attr, value)
-    options = ScanOptions(
-        paths=scan_paths,
-        engine=config.engine(_split(select), _split(ignore)),
-        policy_dirs=[*policy_dir, *config.policy_dirs],
-        exclude=[*config.exclude, *exclude],
-        loader_options=loader_options,
-        cost_settings=cost_settings,
-        limits=_limits(config, io[0], io[1]),
-        skip_files=list(skip_files or []),
-        progress=None if io[2] else _progress(),
-        jobs=_jobs(io[3]),
-    )
-    max_usd = max_monthly_usd if max_monthly_usd is not None else config.max_monthly_usd
-    return _Run(options, policies, config, fail_on, max_usd)
-
-
-def _jobs(jobs: int | None) -> int:
-    from finlint.parallel import default_jobs
-
-    return jobs if jobs is not None else default_jobs()
-
-
-def _progress() -> Any:
-    from finlint.progress import Progress
-
-    progress = Progress()
-    return progress if progress.enabled else None
-
-
-def _with_progress(options: Any, fn: Any) -> Any:
-    """Run ``fn`` and erase the progress line afterwards (also on errors)."""
-    try:
-        return fn()
-    finally:
-        close = getattr(options.progress, "close", None)
-        if close is not None:
-            close()
 
 
 @main.command("diff", cls=PairedCommand)
 @click.argument("base_ref")
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path, exists=True))
-@_output_options
-@_fail_on_option("a new finding")
-@_selection_options
-@_input_options
-@_cost_options
-@click.option(
-    "--max-monthly-usd", type=_Budget(), help="Exit 1 when the new findings' total exceeds N/month."
-)
-@_config_option
+@output_options
+@fail_on_option("a new finding")
+@selection_options
+@input_options
+@cost_options
+@click.option("--max-monthly-usd", type=Budget(), help="Exit 1 when the new findings' total exceeds N/month.")
+@config_option
 @click.option("--exit-zero", is_flag=True, help="Always exit 0 on findings.")
 def diff_cmd(
     base_ref: str,
@@ -486,9 +211,9 @@ def diff_cmd(
     from finlint.scan import lint
 
     targets = plan(formats, outputs, click.get_current_context().meta.get("finlint.raw_args"))
-    _check_writable([path for _, path in targets])
+    check_writable([path for _, path in targets])
     absolute = [p.resolve() if p is not None else None for p in (usage_file, pricing)]  # same in both trees
-    run = _prepare(
+    run = prepare(
         paths,
         select,
         ignore,
@@ -497,15 +222,15 @@ def diff_cmd(
         config_file,
         fail_on,
         max_monthly_usd,
-        _cost_settings(absolute[0], region, absolute[1]),
+        cost_settings(absolute[0], region, absolute[1]),
         # var files resolved now: the same files are used for both trees
-        {"tf_var_files": [f.resolve() for f in var_file], "tf_vars": _parse_vars(tf_vars)},
+        {"tf_var_files": [f.resolve() for f in var_file], "tf_vars": parse_vars(tf_vars)},
         (max_file_mb, max_yaml_nodes, quiet, jobs),
         [path.resolve() for _, path in targets if path is not None],
     )
     try:
-        result, comparison = _cost_guard(
-            lambda: _with_progress(
+        result, comparison = cost_guard(
+            lambda: with_progress(
                 run.options, lambda: diff.run(base_ref, run.options, lambda o: lint(o, run.policies))
             )
         )
@@ -521,7 +246,7 @@ def diff_cmd(
         comparison=comparison,
         cost_settings=run.options.cost_settings,
     )
-    _emit(result, context, targets)
+    emit_reports(result, context, targets)
     code = result.exit_code(run.fail_on, run.max_monthly_usd)
     sys.exit(EXIT_OK if exit_zero else code)
 
@@ -533,7 +258,7 @@ def diff_cmd(
 @click.option("--policy-dir", multiple=True, type=click.Path(path_type=Path, file_okay=False))
 def rules(fmt: str, policy_dir: tuple[Path, ...]) -> None:
     """List every rule: code, name, severity and summary (markdown: the full docs page)."""
-    policies = _policies(policy_dir)
+    policies = load_policies_or_exit(policy_dir)
     if fmt == "markdown":
         click.echo(rules_page(policies), nl=False)
         return
@@ -560,7 +285,7 @@ def rules(fmt: str, policy_dir: tuple[Path, ...]) -> None:
 @click.option("--policy-dir", multiple=True, type=click.Path(path_type=Path, file_okay=False))
 def rule(rule_id: str, policy_dir: tuple[Path, ...]) -> None:
     """Print one rule's documentation (by code or name) with its examples."""
-    policies = _policies(policy_dir)
+    policies = load_policies_or_exit(policy_dir)
     found = selector.rule_for(rule_id, policies)
     for policy in policies:
         if found is not None and policy.id == found.id:
@@ -581,8 +306,8 @@ def rule(rule_id: str, policy_dir: tuple[Path, ...]) -> None:
     "--output", "-o", type=click.Path(path_type=Path, dir_okay=False), help="Write to FILE, not stdout."
 )
 @click.option("--exclude", multiple=True, help="Glob of paths to skip (repeatable).")
-@_input_options
-@_cost_options
+@input_options
+@cost_options
 def cost_cmd(
     paths: tuple[Path, ...],
     fmt: str,
@@ -607,17 +332,17 @@ def cost_cmd(
     from finlint.cost.breakdown import build_breakdown, render_json, render_text
     from finlint.scan import ScanOptions, lint
 
-    settings = _cost_settings(usage_file, region, pricing)
+    settings = cost_settings(usage_file, region, pricing)
     options = ScanOptions(
         paths=list(paths) or [Path(".")],
         exclude=list(exclude),
-        loader_options={"tf_var_files": list(var_file), "tf_vars": _parse_vars(tf_vars)},
-        limits=_limits(Config(), max_file_mb, max_yaml_nodes),
-        progress=None if quiet else _progress(),
-        jobs=_jobs(jobs),
+        loader_options={"tf_var_files": list(var_file), "tf_vars": parse_vars(tf_vars)},
+        limits=limits_for(Config(), max_file_mb, max_yaml_nodes),
+        progress=None if quiet else progress_printer(),
+        jobs=jobs_for(jobs),
     )
-    result = _with_progress(options, lambda: lint(options, []))
-    breakdown = _cost_guard(lambda: build_breakdown(result.records, settings))
+    result = with_progress(options, lambda: lint(options, []))
+    breakdown = cost_guard(lambda: build_breakdown(result.records, settings))
     if fmt == "html":
         from finlint.reporters.html_cost import render_breakdown
 
@@ -666,7 +391,7 @@ def pricing_update(output: Path, regions: tuple[str, ...]) -> None:
     """Fetch On-Demand prices from the AWS Price List Query API (needs boto3 and AWS credentials)."""
     from finlint.cost.pricing_update import update_overlay
 
-    summary = _cost_guard(lambda: update_overlay(output, list(regions) or ["us-east-1", "us-west-2"]))
+    summary = cost_guard(lambda: update_overlay(output, list(regions) or ["us-east-1", "us-west-2"]))
     for region, info in summary["regions"].items():
         missing = ", ".join(info["no_on_demand_price"]) or "-"
         click.echo(f"{region}: {info['priced']} prices; no On-Demand price: {missing}")
@@ -686,7 +411,7 @@ def export_checkov(directory: Path, policy_dir: tuple[Path, ...], markdown: bool
     """Write checkov YAML custom policies to DIRECTORY and print what each rule loses in checkov."""
     from finlint.export import checkov
 
-    exports = checkov.export_rules(_policies(policy_dir))
+    exports = checkov.export_rules(load_policies_or_exit(policy_dir))
     try:
         written, removed = checkov.write(exports, directory)
     except OSError as exc:
