@@ -20,3 +20,13 @@ from tests.conftest import REPO
 def test_linters_are_clean(cmd: list[str]) -> None:
     proc = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_no_module_grows_past_600_lines() -> None:
+    """Small modules that explain themselves: a module past ~600 lines splits along its seams."""
+    big = {
+        str(p.relative_to(REPO)): n
+        for p in (REPO / "src" / "finlint").rglob("*.py")
+        if (n := len(p.read_text(encoding="utf-8").splitlines())) > 620
+    }
+    assert not big, f"split these modules: {big}"
