@@ -213,6 +213,9 @@ class Mount:
     file_system_ref: Maybe[str] = None  # direct EFS/FSx reference (fs-..., logical id)
     line: int | None = None
     is_efs: Maybe[bool] = None  # known from the volume itself, or filled by the linking pass
+    #: files of the objects ``is_efs`` was resolved through (claim, class, PV, file system),
+    #: filled by the linking pass: a changed one of them reports this mount's findings
+    via: tuple[str, ...] = ()
 
 
 #: Volume.volume_kind values.
@@ -239,6 +242,7 @@ class Volume(Record):
     mounts: tuple[Mount, ...] = ()  # for workloads
     is_efs: Maybe[bool] = None
     efs_target: Maybe[str] = None  # address of the EFS record it resolves to (linking)
+    via: tuple[str, ...] = ()  # files of the class / PV ``is_efs`` was resolved through (linking)
 
 
 @dataclass(frozen=True)

@@ -33,25 +33,33 @@ def _pick(candidates: list[Volume], namespace: Any) -> Volume | None:
     return candidates[0]
 
 
-def _class_is_efs(classes: dict[str, list[Volume]], name: Any) -> Any:
+def _class_is_efs(classes: dict[str, list[Volume]], name: Any) -> tuple[Any, tuple[str, ...]]:
+    """Is the StorageClass ``name`` EFS, and the file that says so (its chain)."""
     if not isinstance(name, str):
-        return name if is_unknown(name) else None
+        return (name if is_unknown(name) else None), ()
     sc = _pick(classes.get(name, []), None)
     if sc is None:
-        return None
+        return None, ()
+    via = (sc.location.file,)
     if isinstance(sc.provisioner, str):
-        return sc.provisioner in EFS_DRIVERS
-    return sc.provisioner if is_unknown(sc.provisioner) else None
+        return sc.provisioner in EFS_DRIVERS, via
+    return (sc.provisioner if is_unknown(sc.provisioner) else None), via
+
+
+def _chain(*parts: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(f for part in parts for f in part))
 
 
 def link(records: list[Record]) -> list[Record]:
+    """Resolve every claim, PV and mount to EFS or not, recording the files each link came from
+    (``Volume.via``, ``Mount.via``): a changed StorageClass is part of the chain of the jobs
+    that mount a claim of that class (``finlint.context`` reports them)."""
     volumes = [r for r in records if isinstance(r, Volume)]
-    efs_ids = {
-        ref
-        for r in records
-        if isinstance(r, FileSystem) and r.fs_type == "efs"
-        for ref in (r.address, *r.ref_ids)
-    }
+    efs_files: dict[str, str] = {}
+    for r in records:
+        if isinstance(r, FileSystem) and r.fs_type == "efs":
+            for ref in (r.address, *r.ref_ids):
+                efs_files.setdefault(ref, r.location.file)
     classes = _by_name(volumes, "storage-class")
 
     # Every PV is linked (two PVs may share a name in different files or clusters); a claim
@@ -61,30 +69,41 @@ def link(records: list[Record]) -> list[Record]:
     for items in _by_name(volumes, "pv").values():
         for pv in items:
             if pv.is_efs is None:
-                linked[id(pv)] = replace(pv, is_efs=_class_is_efs(classes, pv.storage_class))
+                is_efs, via = _class_is_efs(classes, pv.storage_class)
+                linked[id(pv)] = replace(pv, is_efs=is_efs, via=via)
             linked_pvs.setdefault(str(pv.name), linked.get(id(pv), pv))
 
-    def pvc_is_efs(pvc: Volume) -> Any:
+    def pvc_is_efs(pvc: Volume) -> tuple[Any, tuple[str, ...]]:
         if pvc.is_efs is not None:
-            return pvc.is_efs
+            return pvc.is_efs, pvc.via
         if isinstance(pvc.volume_name, str) and pvc.volume_name in linked_pvs:
-            return linked_pvs[pvc.volume_name].is_efs
+            pv = linked_pvs[pvc.volume_name]
+            return pv.is_efs, _chain((pv.location.file,), pv.via)
         return _class_is_efs(classes, pvc.storage_class)
 
     claims = _by_name(volumes, "pvc")
 
-    def mount_is_efs(mount: Mount, namespace: Any) -> Any:
+    def mount_is_efs(mount: Mount, namespace: Any) -> tuple[Any, tuple[str, ...]]:
         if mount.is_efs is not None:
-            return mount.is_efs
+            return mount.is_efs, mount.via
         if isinstance(mount.file_system_ref, str):
             ref = mount.file_system_ref
-            return True if ref in efs_ids or ref.upper() == "EFS" else None
+            if ref in efs_files:
+                return True, (efs_files[ref],)
+            return (True if ref.upper() == "EFS" else None), ()
         if isinstance(mount.claim_name, str):
             pvc = _pick(claims.get(mount.claim_name, []), namespace)
-            return pvc_is_efs(pvc) if pvc is not None else None
+            if pvc is None:
+                return None, ()
+            is_efs, via = pvc_is_efs(pvc)
+            return is_efs, _chain((pvc.location.file,), via)
         if is_unknown(mount.claim_name):
-            return Unknown("claim name is unresolved")
-        return None
+            return Unknown("claim name is unresolved"), ()
+        return None, ()
+
+    def linked_mount(mount: Mount, namespace: Any) -> Mount:
+        is_efs, via = mount_is_efs(mount, namespace)
+        return replace(mount, is_efs=is_efs, via=via)
 
     out: list[Record] = []
     for r in records:
@@ -92,17 +111,11 @@ def link(records: list[Record]) -> list[Record]:
             if r.volume_kind == "pv":
                 r = linked.get(id(r), r)
             elif r.volume_kind == "pvc":
-                r = replace(r, is_efs=pvc_is_efs(r))
+                is_efs, via = pvc_is_efs(r)
+                r = replace(r, is_efs=is_efs, via=via)
             elif r.volume_kind == "workload" and r.mounts:
-                r = replace(
-                    r, mounts=tuple(replace(m, is_efs=mount_is_efs(m, r.namespace)) for m in r.mounts)
-                )
+                r = replace(r, mounts=tuple(linked_mount(m, r.namespace) for m in r.mounts))
         elif isinstance(r, TrainingJob) and r.file_system_mounts:
-            r = replace(
-                r,
-                file_system_mounts=tuple(
-                    replace(m, is_efs=mount_is_efs(m, None)) for m in r.file_system_mounts
-                ),
-            )
+            r = replace(r, file_system_mounts=tuple(linked_mount(m, None) for m in r.file_system_mounts))
         out.append(r)
     return out

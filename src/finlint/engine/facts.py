@@ -17,6 +17,7 @@ from finlint import catalog
 from finlint.ir import (
     ComputePool,
     FileSystem,
+    Mount,
     Record,
     Requirement,
     TrainingJob,
@@ -315,6 +316,45 @@ def checkpoint_on_efs(record: Record, pattern: str) -> Any:
     return None
 
 
+def _mount_for(path: str, mounts: Iterable[Mount]) -> Mount | None:
+    """The mount a path lies on: the longest mount path that contains it."""
+    best: Mount | None = None
+    for mount in mounts:
+        if isinstance(mount.mount_path, str) and _under(path, mount.mount_path):
+            if best is None or len(mount.mount_path.rstrip("/")) > len(str(best.mount_path).rstrip("/")):
+                best = mount
+    return best
+
+
+def _chain_data(via: tuple[str, ...]) -> dict[str, Any]:
+    """Evidence data naming the files the link went through (``finlint.context`` reads it)."""
+    return {"chain_files": list(via)} if via else {}
+
+
+def _checkpoint_path_on_efs(volume: Volume) -> Any:
+    """A path a container is told to checkpoint to (``--checkpoint-dir=/state/ckpt``,
+    ``CHECKPOINT_DIR``) that lies under an EFS mount: the longest matching mount wins."""
+    unknown = None
+    for entry in volume.extra.get("checkpoint_paths", ()):
+        path = entry.get("path") if isinstance(entry, dict) else None
+        if not isinstance(path, str):
+            continue
+        mount = _mount_for(path, volume.mounts)
+        if mount is None:
+            continue
+        if mount.is_efs is True:
+            via = f" through claim '{mount.claim_name}'" if isinstance(mount.claim_name, str) else ""
+            return Evidence(
+                f"checkpoint path '{path}' ({entry.get('source', 'container')}) is under the mount "
+                f"'{mount.mount_path}' on EFS{via}",
+                entry.get("line") or mount.line or volume.location.line,
+                _chain_data(mount.via),
+            )
+        if is_unknown(mount.is_efs):
+            unknown = mount.is_efs
+    return unknown
+
+
 def _volume_on_efs(volume: Volume, rx: re.Pattern[str]) -> Any:
     if volume.volume_kind == "workload":
         unknown = None
@@ -327,10 +367,12 @@ def _volume_on_efs(volume: Volume, rx: re.Pattern[str]) -> Any:
                 return Evidence(
                     f"mounts checkpoint path '{mount.mount_path}' on EFS{via}",
                     mount.line or volume.location.line,
+                    _chain_data(mount.via),
                 )
             if is_unknown(mount.is_efs):
                 unknown = mount.is_efs
-        return unknown
+        by_path = _checkpoint_path_on_efs(volume)
+        return by_path if by_path is not None else unknown
     if volume.volume_kind == "efs-mount-target":
         return None
     if volume.is_efs is not True:
@@ -351,7 +393,7 @@ def _volume_on_efs(volume: Volume, rx: re.Pattern[str]) -> Any:
         "efs-access-point": "EFS access point",
     }.get(volume.volume_kind, volume.volume_kind)
     line = volume.line_of(field_name) or volume.location.line
-    return Evidence(f"{kind} '{hit}' puts checkpoints on EFS", line)
+    return Evidence(f"{kind} '{hit}' puts checkpoints on EFS", line, _chain_data(volume.via))
 
 
 def _job_on_efs(job: TrainingJob) -> Any:
@@ -362,8 +404,12 @@ def _job_on_efs(job: TrainingJob) -> Any:
         path = job.checkpoint_local_path_default
     if not isinstance(path, str):
         return path if is_unknown(path) else None
-    for mount in job.file_system_mounts:
-        if mount.is_efs is True and isinstance(mount.mount_path, str) and _under(path, mount.mount_path):
-            line = job.line_of("checkpoint_local_path") or mount.line or job.location.line
-            return Evidence(f"checkpoint path '{path}' is on the EFS mount '{mount.mount_path}'", line)
+    mount = _mount_for(path, job.file_system_mounts)
+    if mount is not None and mount.is_efs is True:
+        line = job.line_of("checkpoint_local_path") or mount.line or job.location.line
+        return Evidence(
+            f"checkpoint path '{path}' is on the EFS mount '{mount.mount_path}'", line, _chain_data(mount.via)
+        )
+    if mount is not None and is_unknown(mount.is_efs):
+        return mount.is_efs
     return None
