@@ -21,6 +21,7 @@ from finlint.cli_support import (
     Budget,
     check_writable,
     config_option,
+    context_option,
     cost_guard,
     cost_options,
     cost_settings,
@@ -90,6 +91,7 @@ def main() -> None:
     type=click.Path(path_type=Path, dir_okay=False),
     help="Write every current finding to FILE as the baseline, and exit 0.",
 )
+@context_option
 def scan(
     paths: tuple[Path, ...],
     formats: tuple[str, ...],
@@ -115,8 +117,14 @@ def scan(
     config_file: Path | None,
     baseline: Path | None,
     write_baseline: Path | None,
+    no_context: bool,
 ) -> None:
-    """Scan PATHS (default: .) for costly AI-training configuration."""
+    """Scan PATHS (default: .) for costly AI-training configuration.
+
+    Given files (as pre-commit passes them), finlint also reads the files of the same repository
+    they link to (claims, storage classes, the Terraform configuration, the chart, the launcher)
+    and reports the findings the given files are part of.
+    """
     from finlint import baseline as baselines
     from finlint.outputs import plan
     from finlint.reporters import ReportContext
@@ -138,6 +146,7 @@ def scan(
         (max_file_mb, max_yaml_nodes, quiet, jobs),
         [path for _, path in targets if path is not None] + [p for p in (baseline, write_baseline) if p],
     )
+    run.options.context = not no_context
     result = cost_guard(lambda: with_progress(run.options, lambda: lint(run.options, run.policies)))
     comparison = None
     known = baseline or (run.config.baseline if write_baseline is None else None)
@@ -177,6 +186,7 @@ def scan(
 @click.option("--max-monthly-usd", type=Budget(), help="Exit 1 when the new findings' total exceeds N/month.")
 @config_option
 @click.option("--exit-zero", is_flag=True, help="Always exit 0 on findings.")
+@context_option
 def diff_cmd(
     base_ref: str,
     paths: tuple[Path, ...],
@@ -199,6 +209,7 @@ def diff_cmd(
     max_monthly_usd: float | None,
     config_file: Path | None,
     exit_zero: bool,
+    no_context: bool,
 ) -> None:
     """Findings PATHS (default: .) gain or lose against BASE_REF, and the monthly cost change.
 
@@ -228,6 +239,7 @@ def diff_cmd(
         (max_file_mb, max_yaml_nodes, quiet, jobs),
         [path.resolve() for _, path in targets if path is not None],
     )
+    run.options.context = not no_context
     try:
         result, comparison = cost_guard(
             lambda: with_progress(

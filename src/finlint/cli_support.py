@@ -218,6 +218,14 @@ def config_option(fn: Any) -> Any:
     )(fn)
 
 
+def context_option(fn: Any) -> Any:
+    return click.option(
+        "--no-context",
+        is_flag=True,
+        help="Given files: read only them, not the repository files they link to.",
+    )(fn)
+
+
 class Run:
     """A scan's settings after merging the config file with the CLI (CLI flags win)."""
 
@@ -282,6 +290,7 @@ def prepare(
         skip_files=list(skip_files or []),
         progress=None if io[2] else progress_printer(),
         jobs=jobs_for(io[3]),
+        config_file=found,
     )
     max_usd = max_monthly_usd if max_monthly_usd is not None else config.max_monthly_usd
     return Run(options, policies, config, fail_on, max_usd)

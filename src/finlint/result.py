@@ -25,6 +25,8 @@ class ScanResult:
     records: list[Record]
     policies: list[Policy]
     undetermined: list[Undetermined] = field(default_factory=list)
+    #: files read from the repository only for links (changed-file scans; never reported on)
+    context_files: int = 0
 
     def active(self) -> list[Finding]:
         return [f for f in self.findings if f.active]

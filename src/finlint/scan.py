@@ -13,7 +13,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
-from finlint import loaders
+from finlint import context, loaders
 from finlint.discovery import Limits, claimed_by_content, read_text
 from finlint.discovery import discover as _discover
 from finlint.discovery import display_path as display_path
@@ -46,6 +46,9 @@ class ScanOptions:
     skip_files: list[Path] = field(default_factory=list)  # the scan's own report/baseline files
     progress: Callable[..., None] | None = None  # progress(phase, done, total), e.g. finlint.progress
     jobs: int = 1  # parse files in this many processes (finlint.parallel); output is identical
+    #: given files keep their repository's context (finlint.context); the CLI turns it on
+    context: bool = False
+    config_file: Path | None = None  # the config in force (its folder is a fallback context root)
 
 
 def discover(
@@ -146,12 +149,20 @@ def _safe(fn: Callable[[], LoadResult], display: str) -> LoadResult:
         )
 
 
-def load_paths(options: ScanOptions) -> tuple[LoadResult, int, dict[str, list[str]]]:
-    """Every discovered file through the loader registry: documents, files, then directories."""
+def load_paths(
+    options: ScanOptions, plan: context.ContextPlan | None = None
+) -> tuple[LoadResult, int, dict[str, list[str]]]:
+    """Every discovered file through the loader registry: documents, files, then directories.
+
+    With a context ``plan``, its paths are loaded too; ``plan.given`` and ``plan.read`` record
+    which files were given and which were read as context (not counted in the file count).
+    """
     result = LoadResult()
     texts: dict[str, list[str]] = {}
     directories: dict[LoaderSpec, dict[Path, None]] = {}
+    given_dirs: set[Path] = set()
     count = 0
+    show = partial(display_path, root=options.display_root)
     progress = options.progress or (lambda *_: None)
     progress("finding files")
     found = list(
@@ -164,6 +175,17 @@ def load_paths(options: ScanOptions) -> tuple[LoadResult, int, dict[str, list[st
             options.display_root,
         )
     )
+    given = set(found)
+    if plan is not None:
+        plan.given.update(show(p) for p in found)
+        context_errors: list[LoadError] = []  # a vanished context path is not the user's problem
+        found += [
+            p
+            for p in discover(
+                plan.paths, options.exclude, context_errors, None, options.skip_files, options.display_root
+            )
+            if show(p) not in plan.given
+        ]
     files: list[Path] = []
     for path in found:
         directory_spec = loaders.spec_for_file(path.name, "directory")
@@ -171,9 +193,14 @@ def load_paths(options: ScanOptions) -> tuple[LoadResult, int, dict[str, list[st
             # A directory loader's unit is the directory: a changed main.tf or tfvars file
             # (pre-commit passes just those) means its whole configuration.
             directories.setdefault(directory_spec, {})[path.parent] = None
+            if path in given:
+                given_dirs.add(path.parent)
             continue
         files.append(path)
-    count += len(files)
+        if path in given:
+            count += 1
+        elif plan is not None:
+            plan.read.add(show(path))
     from finlint.parallel import load_files  # --jobs: in order, identical to a serial run
 
     for done, (display, lines, loaded) in enumerate(load_files(files, options)):
@@ -184,9 +211,17 @@ def load_paths(options: ScanOptions) -> tuple[LoadResult, int, dict[str, list[st
     if directories:
         progress("parsing directories", len(found), len(found))
     for spec, dirs in directories.items():
+        before = set(texts)
         loaded, read = _load_directories(spec, list(dirs), options, texts)
         result.extend(loaded)
-        count += read
+        if plan is None:
+            count += read
+            continue
+        plan.add_units(spec.format, list(dirs), show)
+        given_texts = {show(f) for d in given_dirs for f in d.iterdir() if f.is_file()}
+        context_read = (set(texts) - before) - given_texts
+        plan.read.update(context_read)
+        count += read - len(context_read)
     return result, count, texts
 
 
@@ -271,7 +306,8 @@ def parse_error_findings(
 def lint(options: ScanOptions, policies: list[Policy] | None = None) -> ScanResult:
     if policies is None:
         policies = load_policies(options.policy_dirs)
-    loaded, count, texts = load_paths(options)
+    plan = _context_plan(options)
+    loaded, count, texts = load_paths(options, plan)
     if options.progress is not None:
         options.progress("checking rules")
     records = link(_finalize(loaded.records))
@@ -279,9 +315,29 @@ def lint(options: ScanOptions, policies: list[Policy] | None = None) -> ScanResu
     findings = run_policies(policies, records, options.engine, undetermined)
     findings.extend(parse_error_findings(loaded.errors, policies, options.engine))
     findings = _apply_suppressions(findings, records, texts, policies, options)
+    if plan is not None:  # report only what the given files are part of
+        plan.finish(partial(display_path, root=options.display_root))
+        findings = [f for f in findings if plan.part_of_change(f)]
+        undetermined = [u for u in undetermined if u.file in plan.given]
+        loaded.errors = [e for e in loaded.errors if plan.concerns(e.file)]
+        loaded.notices = [n for n in loaded.notices if plan.concerns(n.file)]
     loaded.notices.extend(_price(findings, records, options))
     findings.sort(key=lambda f: f.sort_key())
-    return ScanResult(findings, loaded.errors, loaded.notices, count, records, policies, undetermined)
+    result = ScanResult(findings, loaded.errors, loaded.notices, count, records, policies, undetermined)
+    result.context_files = len(plan.read) if plan is not None else 0
+    return result
+
+
+def _context_plan(options: ScanOptions) -> context.ContextPlan | None:
+    """The repository context of the given files (None: no files given, or context is off)."""
+    if not options.context:
+        return None
+    files = [p for p in options.paths if p.is_file()]
+    if not files:
+        return None
+    return context.plan(
+        files, partial(_excluded, patterns=options.exclude, root=options.display_root), options.config_file
+    )
 
 
 def _apply_suppressions(

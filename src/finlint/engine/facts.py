@@ -319,10 +319,12 @@ def checkpoint_on_efs(record: Record, pattern: str) -> Any:
 def _mount_for(path: str, mounts: Iterable[Mount]) -> Mount | None:
     """The mount a path lies on: the longest mount path that contains it."""
     best: Mount | None = None
+    best_length = -1
     for mount in mounts:
         if isinstance(mount.mount_path, str) and _under(path, mount.mount_path):
-            if best is None or len(mount.mount_path.rstrip("/")) > len(str(best.mount_path).rstrip("/")):
-                best = mount
+            length = len(mount.mount_path.rstrip("/"))
+            if length > best_length:
+                best, best_length = mount, length
     return best
 
 

@@ -26,6 +26,7 @@ def as_dict(result: ScanResult) -> dict[str, Any]:
         "undetermined": [u.to_json() for u in result.undetermined],
         "summary": {
             "files_scanned": result.files_scanned,
+            "context_files": result.context_files,
             "findings": len(active),
             "suppressed": sum(1 for f in result.findings if f.suppressed is not None),
             "baseline": sum(1 for f in result.findings if f.baseline and f.suppressed is None),

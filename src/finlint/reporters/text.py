@@ -87,6 +87,11 @@ def render(result: ScanResult, context: ReportContext) -> str:
         for u in sorted(result.undetermined, key=lambda u: (u.file, u.line, u.rule_id)):
             out.append(f"{u.file}:{u.line}: {u.rule_id} [undetermined] {u.resource}: {'; '.join(u.reasons)}")
         out.append("")
+    if result.context_files:
+        out.append(
+            f"context: {result.context_files} more file(s) read from the repository for links "
+            "(their own findings are not reported; --no-context skips them)"
+        )
     active = result.active()
     counts = Counter(f.severity for f in active)
     parts = [f"{counts[s]} {s}" for s in reversed(SEVERITIES) if counts.get(s)]
