@@ -70,7 +70,7 @@ CACHE_VERSION = 1
 INPUTS_KEY = "inputs"
 
 _DOC_SPLIT = re.compile(r"^---[ \t]*$", re.MULTILINE)
-_KIND = re.compile(r"""^[ \t]*["']?kind["']?[ \t]*:[ \t]*["']?([A-Za-z]+)""", re.MULTILINE)
+_KIND = re.compile(r"""(?:^|[\s{,])["']?kind["']?[ \t]*:[ \t]*["']?([A-Za-z]+)""", re.MULTILINE)
 _NAME = re.compile(r"""(?:^|[\s{,\-])["']?name["']?[ \t]*:[ \t]*["']?([\w.\-/]+)""", re.MULTILINE)
 _REF = re.compile(
     r"""["']?(?:claimName|storageClassName|volumeName|volume\.beta\.kubernetes\.io/storage-class)["']?"""
