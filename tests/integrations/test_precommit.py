@@ -161,3 +161,58 @@ def test_finlint_diff_hook_only_fails_on_new_findings(tmp_path: Path, hook_repo:
     old_line = next(line for line in out.splitlines() if line.startswith("old.json:1: FIN101"))
     assert old_line.endswith("(baseline)")  # shown, but it does not fail the commit
     assert git(root, "worktree", "list").count("\n") == 0
+
+
+STORAGE_CLASS = """apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata:
+  name: team-shared
+provisioner: {provisioner}
+"""
+CLAIM = """apiVersion: v1
+kind: PersistentVolumeClaim
+metadata:
+  name: team-data
+spec:
+  storageClassName: team-shared
+"""
+JOB = """apiVersion: batch/v1
+kind: Job
+metadata:
+  name: finetune
+spec:
+  template:
+    spec:
+      containers:
+        - name: trainer
+          image: trainer:1
+          args: ["--checkpoint-dir=/state/ckpt"]
+          volumeMounts:
+            - {name: state, mountPath: /state}
+      volumes:
+        - name: state
+          persistentVolumeClaim: {claimName: team-data}
+"""
+
+
+def test_finlint_hook_catches_a_finding_that_depends_on_unchanged_files(
+    tmp_path: Path, hook_repo: tuple[Path, str]
+) -> None:
+    """Only the StorageClass changes; the job and its claim are unchanged files of the repo."""
+    root = project(tmp_path, hook_repo, "finlint")
+    (root / "apps").mkdir()
+    (root / "platform").mkdir()
+    (root / "apps" / "job.yaml").write_text(JOB, encoding="utf-8")
+    (root / "platform" / "claim.yaml").write_text(CLAIM, encoding="utf-8")
+    classes = root / "platform" / "classes.yaml"
+    classes.write_text(STORAGE_CLASS.format(provisioner="fsx.csi.aws.com"), encoding="utf-8")
+    git(root, "add", ".")
+    git(root, "commit", "-q", "-m", "checkpoints on FSx")
+
+    classes.write_text(STORAGE_CLASS.format(provisioner="efs.csi.aws.com"), encoding="utf-8")
+    git(root, "add", "platform/classes.yaml")
+    code, out, _ = run(root)  # pre-commit passes the staged file only
+    assert code == 1, out
+    assert "apps/job.yaml:11: FIN401 [medium]" in out
+    assert "linked through changed file platform/classes.yaml" in out
+    assert "context: 2 more file(s) read from the repository" in out
