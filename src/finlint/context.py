@@ -39,28 +39,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
+from finlint.discovery import SKIP_DIRS
 from finlint.finding import Finding
 
-#: Directories never searched for context (the same as the scan's, plus build output).
-SKIP_DIRS = frozenset(
-    {
-        ".git",
-        ".hg",
-        ".svn",
-        ".terraform",
-        "node_modules",
-        ".venv",
-        "venv",
-        "__pycache__",
-        ".tox",
-        ".nox",
-        ".mypy_cache",
-        ".ruff_cache",
-        ".pytest_cache",
-        "site-packages",
-        ".ipynb_checkpoints",
-    }
-)
 STRUCTURED = (".yaml", ".yml", ".json")
 PYTHON = (".py", ".ipynb")
 MAX_SNIFF_BYTES = 2 * 1024 * 1024

@@ -335,14 +335,8 @@ def _context_plan(options: ScanOptions) -> context.ContextPlan | None:
     files = [p for p in options.paths if p.is_file()]
     if not files:
         return None
-    excluded: Callable[[Path], bool] = _never  # the common case: no glob per repository file
-    if options.exclude:
-        excluded = partial(_excluded, patterns=options.exclude, root=options.display_root)
+    excluded = partial(_excluded, patterns=options.exclude, root=options.display_root)
     return context.plan(files, excluded, options.config_file)
-
-
-def _never(path: Path) -> bool:
-    return False
 
 
 def _apply_suppressions(
