@@ -539,3 +539,19 @@ def test_sniff_cache_is_outside_the_repository_and_follows_changes(tmp_path: Pat
     claims.write_text(CLAIMS.replace("team-shared", "other-class-name"), encoding="utf-8")
     fresh = RepoIndex(root, lambda p: False)
     assert "other-class-name" in fresh.sniff(claims).refs
+
+
+@needs_git
+def test_hostile_repository_files_cost_context_not_the_scan(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = k8s_repo(tmp_path)
+    (root / "platform" / "binary.yaml").write_bytes(b"\x00\xff\xfe kind: StorageClass\n")
+    (root / "platform" / "latin1.yaml").write_bytes(
+        "kind: PersistentVolumeClaim\nname: caf\xe9\n".encode("latin-1")
+    )
+    (root / "platform" / "dangling.yaml").symlink_to(root / "nowhere.yaml")
+    (root / "platform" / "loop").symlink_to(root / "platform")
+    code, report = scan(root, monkeypatch, "apps/train/job.yaml")
+    assert code == 1 and where(report) == [("apps/train/job.yaml", JOB_ARGS_LINE, "FIN401")]
+    assert report["errors"] == []  # context files' problems are not the change's

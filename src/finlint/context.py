@@ -463,7 +463,11 @@ def plan(
     paths: dict[Path, None] = {}
     given = set(absolute)
     for hook in hooks:
-        for path in hook(absolute, index):
+        try:
+            found = list(hook(absolute, index))
+        except (OSError, ValueError, RecursionError):  # unreadable corners: less context, no crash
+            continue
+        for path in found:
             if path not in given:
                 paths[path] = None
     index.save()
