@@ -31,10 +31,10 @@ findings the given files are part of.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
@@ -141,63 +141,85 @@ def cache_dir() -> Path:
 
 
 class RepoIndex:
-    """The repository's candidate files and their sniffs, computed lazily and cached."""
+    """The repository's candidate files and their sniffs, computed lazily and cached.
 
-    def __init__(self, root: Path, excluded: Callable[[Path], bool], use_cache: bool = True) -> None:
+    Paths are plain strings inside (a 2,000-file walk through pathlib costs more than the sniffs).
+    """
+
+    def __init__(
+        self, root: Path, excluded: Callable[[Path], bool] | None = None, use_cache: bool = True
+    ) -> None:
         self.root = root
         self.excluded = excluded
         self.use_cache = use_cache
-        self._files: dict[str, list[Path]] | None = None
-        self._sniffs: dict[Path, Sniff] = {}
+        self._root = str(root)
+        self._files: dict[str, list[str]] | None = None
+        self._sniffs: dict[str, Sniff] = {}
         self._cache: dict[str, Any] = {}
         self._cache_dirty = False
         self._cache_loaded = False
 
     # -- files ------------------------------------------------------------------------------------
 
-    def files(self, suffixes: tuple[str, ...]) -> list[Path]:
+    def entries(self, suffixes: tuple[str, ...]) -> list[str]:
+        """Absolute paths (strings) of the repository's files with these suffixes."""
         if self._files is None:
             self._files = self._walk()
         return [p for suffix in suffixes for p in self._files.get(suffix, [])]
 
-    def _walk(self) -> dict[str, list[Path]]:
-        out: dict[str, list[Path]] = {}
+    def files(self, suffixes: tuple[str, ...]) -> list[Path]:
+        return [Path(p) for p in self.entries(suffixes)]
+
+    def is_excluded(self, path: Path) -> bool:
+        return self.excluded is not None and self.excluded(path)
+
+    def _walk(self) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
         wanted = (*STRUCTURED, ".tf", *PYTHON)
-        for dirpath, dirnames, filenames in os.walk(self.root, followlinks=False):
-            base = Path(dirpath)
+        join, exists, splitext = os.path.join, os.path.exists, os.path.splitext
+        excluded = self.excluded or (lambda _path: False)
+        for dirpath, dirnames, filenames in os.walk(self._root, followlinks=False):
             dirnames[:] = sorted(
                 d
                 for d in dirnames
                 if d not in SKIP_DIRS
-                and not (base / d / "pyvenv.cfg").exists()
-                and not self.excluded(base / d)
+                and not exists(join(dirpath, d, "pyvenv.cfg"))
+                and (self.excluded is None or not excluded(Path(dirpath, d)))
             )
-            for name in sorted(filenames):
-                suffix = os.path.splitext(name)[1]
+            for name in filenames:
+                suffix = splitext(name)[1]
                 if suffix in wanted:
-                    path = base / name
-                    if not self.excluded(path):
+                    path = join(dirpath, name)
+                    if self.excluded is None or not excluded(Path(path)):
                         out.setdefault(suffix, []).append(path)
+        for paths in out.values():
+            paths.sort()
         return out
+
+    def _key(self, path: str) -> str:
+        if path.startswith(self._root + os.sep):
+            path = path[len(self._root) + 1 :]
+        return path.replace(os.sep, "/")
 
     # -- sniffs -----------------------------------------------------------------------------------
 
-    def sniff(self, path: Path) -> Sniff:
+    def sniff(self, path: Path | str) -> Sniff:
+        path = str(path)
         found = self._sniffs.get(path)
         if found is not None:
             return found
         try:
-            st = path.stat()
+            st = os.stat(path)
         except OSError:
             return Sniff()
-        key = path.relative_to(self.root).as_posix() if path.is_relative_to(self.root) else str(path)
+        key = self._key(path)
         stamp = [st.st_mtime_ns, st.st_size]
         cached = self._cached().get(key)
         sniff: Sniff | None = None
         if isinstance(cached, list) and len(cached) == 2 and cached[0] == stamp:
             sniff = Sniff.from_json(cached[1])
         if sniff is None:
-            sniff = self._read_sniff(path, st.st_size)
+            sniff = self._read_sniff(Path(path), st.st_size)
             if self.use_cache:
                 self._cache[key] = [stamp, sniff.to_json()]
                 self._cache_dirty = True
@@ -214,8 +236,8 @@ class RepoIndex:
         return sniff_text(path, text, self.root)
 
     def _cache_file(self) -> Path:
-        digest = hashlib.sha256(str(self.root).encode("utf-8")).hexdigest()[:16]
-        return cache_dir() / f"context-{digest}.json"
+        digest = zlib.crc32(self._root.encode("utf-8", "surrogateescape"))  # the file says its root too
+        return cache_dir() / f"context-{digest:08x}.json"
 
     def _cached(self) -> dict[str, Any]:
         if not self._cache_loaded:
@@ -225,7 +247,11 @@ class RepoIndex:
                     data = json.loads(self._cache_file().read_text("utf-8"))
                 except (OSError, ValueError):
                     data = None
-                if isinstance(data, dict) and data.get("version") == CACHE_VERSION:
+                if (
+                    isinstance(data, dict)
+                    and data.get("version") == CACHE_VERSION
+                    and data.get("root") == self._root
+                ):
                     files = data.get("files")
                     if isinstance(files, dict):
                         self._cache = files
@@ -235,13 +261,15 @@ class RepoIndex:
         """Write the sniff cache when it changed; a cache that cannot be written is no error."""
         if not (self.use_cache and self._cache_dirty):
             return
-        live = {p.relative_to(self.root).as_posix() for s in (self._files or {}).values() for p in s}
+        live = {self._key(p) for paths in (self._files or {}).values() for p in paths}
         files = {k: v for k, v in self._cache.items() if k in live} if live else self._cache
         target = self._cache_file()
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
             tmp = target.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_text(json.dumps({"version": CACHE_VERSION, "files": files}), encoding="utf-8")
+            tmp.write_text(
+                json.dumps({"version": CACHE_VERSION, "root": self._root, "files": files}), encoding="utf-8"
+            )
             os.replace(tmp, target)
         except OSError:
             return
@@ -259,20 +287,19 @@ def kubernetes_storage(given: Sequence[Path], index: RepoIndex) -> Iterator[Path
     PV. Backward: a changed StorageClass -> the claims and PVs of that class -> the workloads
     that mount those claims. Names are matched as sniffed (a superset); parsing decides.
     """
-    given_set = set(given)
+    given_set = {str(p) for p in given}
     wanted_defs: set[str] = set()  # names someone refers to: find where they are defined
     wanted_refs: set[str] = set()  # names defined here: find who refers to them
-    for path in given:
-        if path.suffix in STRUCTURED:
-            sniff = index.sniff(path)
+    for changed in given:
+        if changed.suffix in STRUCTURED:
+            sniff = index.sniff(changed)
             wanted_defs.update(sniff.refs)
             wanted_refs.update(sniff.defines)
     if not wanted_defs and not wanted_refs:
         return
-    candidates = [p for p in index.files(STRUCTURED) if p not in given_set]
-    sniffs = [(p, index.sniff(p)) for p in candidates]
+    sniffs = [(p, index.sniff(p)) for p in index.entries(STRUCTURED) if p not in given_set]
     sniffs = [(p, s) for p, s in sniffs if s.defines or s.refs]
-    taken: set[Path] = set()
+    taken: set[str] = set()
     for _round in range(MAX_CLOSURE_ROUNDS):
         grew = False
         for path, sniff in sniffs:
@@ -289,7 +316,7 @@ def kubernetes_storage(given: Sequence[Path], index: RepoIndex) -> Iterator[Path
                     wanted_refs.update(sniff.defines)
         if not grew:
             break
-    yield from sorted(taken)
+    yield from (Path(p) for p in sorted(taken))
 
 
 def terraform_callers(given: Sequence[Path], index: RepoIndex) -> Iterator[Path]:
@@ -366,7 +393,7 @@ def python_launchers(given: Sequence[Path], index: RepoIndex) -> Iterator[Path]:
             for candidate in sorted(folder.glob("*")):
                 if candidate.suffix not in PYTHON or candidate == path or candidate in seen:
                     continue
-                if index.excluded(candidate) or not candidate.is_file():
+                if index.is_excluded(candidate) or not candidate.is_file():
                     continue
                 try:
                     if candidate.stat().st_size > MAX_SNIFF_BYTES:
@@ -451,7 +478,7 @@ class ContextPlan:
 
 def plan(
     files: Sequence[Path],
-    excluded: Callable[[Path], bool],
+    excluded: Callable[[Path], bool] | None,
     config_file: Path | None = None,
     hooks: Sequence[ContextHook] = HOOKS,
     use_cache: bool = True,

@@ -336,7 +336,7 @@ def _context_plan(options: ScanOptions) -> context.ContextPlan | None:
     if not files:
         return None
     excluded = partial(_excluded, patterns=options.exclude, root=options.display_root)
-    return context.plan(files, excluded, options.config_file)
+    return context.plan(files, excluded if options.exclude else None, options.config_file)
 
 
 def _apply_suppressions(
