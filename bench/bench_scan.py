@@ -88,12 +88,17 @@ def main() -> None:
     finlint = shutil.which("finlint") or f"{sys.executable} -m finlint.cli"
     base = finlint.split()
     rows = [("finlint --version (process start)", [*base, "--version"])]
-    rows.append(("finlint scan fixtures/demo", [*base, "scan", str(REPO / "fixtures" / "demo"), "--exit-zero"]))
+    rows.append(
+        ("finlint scan fixtures/demo", [*base, "scan", str(REPO / "fixtures" / "demo"), "--exit-zero"])
+    )
     with tempfile.TemporaryDirectory() as tmp:
         generate(Path(tmp), args.files)
         total = args.files * 4
         rows.append(
-            (f"finlint scan generated repo ({total} files)", [*base, "scan", tmp, "--exit-zero", "--format", "json"])
+            (
+                f"finlint scan generated repo ({total} files)",
+                [*base, "scan", tmp, "--exit-zero", "--format", "json"],
+            )
         )
         print(f"{'case':<48} {'median':>9} {'min':>9}")
         for name, cmd in rows:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-RESOURCE = '''
+RESOURCE = """
 variable "type_{i}" {{
   type    = string
   default = "{itype}"
@@ -51,7 +51,7 @@ resource "aws_sagemaker_training_job" "job_{i}" {{
   }}
   tags = merge({{ Team = "t{i}" }}, {{ Cost = "ml" }})
 }}
-'''
+"""
 
 
 def generate(directory: Path, files: int) -> None:
