@@ -12,8 +12,9 @@ findings the given files are part of.
 * **Sniffing, not parsing**: every candidate file is read once with a few regular expressions
   (Kubernetes ``kind``/``name``/``claimName``/``storageClassName``/``volumeName`` values,
   Terraform local ``module`` sources). Only the files a link needs are parsed. The sniffs are
-  cached per repository under the user's cache directory (never in the repository), keyed by
-  each file's mtime and size.
+  cached per repository under the user's cache directory (never in the repository; the same one
+  as the policy cache, ``FINLINT_CACHE_DIR=off`` disables both), keyed by each file's mtime and
+  size.
 * **Hooks**: :data:`HOOKS` is the one list of context providers; each takes the given files and
   the :class:`RepoIndex` and returns the context paths it needs (files, or directories that are
   loaded whole). Built in: Kubernetes storage links (both directions), Terraform configurations
@@ -41,6 +42,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from finlint.discovery import SKIP_DIRS
 from finlint.finding import Finding
+from finlint.policy_cache import cache_dir  # one cache directory: FINLINT_CACHE_DIR, off disables
 
 STRUCTURED = (".yaml", ".yml", ".json")
 PYTHON = (".py", ".ipynb")
@@ -127,17 +129,6 @@ def sniff_text(path: Path, text: str, root: Path) -> Sniff:
             defines.update(dict.fromkeys(_NAME.findall(doc)))
         refs.update(dict.fromkeys(_REF.findall(doc)))
     return Sniff(tuple(defines), tuple(refs))
-
-
-def cache_dir() -> Path:
-    """The user's cache directory for finlint (``FINLINT_CACHE_DIR`` overrides it)."""
-    override = os.environ.get("FINLINT_CACHE_DIR")
-    if override:
-        return Path(override)
-    if os.name == "nt":
-        base = os.environ.get("LOCALAPPDATA") or str(Path.home() / "AppData" / "Local")
-        return Path(base) / "finlint" / "cache"
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "finlint"
 
 
 class RepoIndex:
@@ -235,16 +226,20 @@ class RepoIndex:
             return Sniff()
         return sniff_text(path, text, self.root)
 
-    def _cache_file(self) -> Path:
+    def _cache_file(self) -> Path | None:
+        directory = cache_dir()
+        if directory is None:
+            return None
         digest = zlib.crc32(self._root.encode("utf-8", "surrogateescape"))  # the file says its root too
-        return cache_dir() / f"context-{digest:08x}.json"
+        return directory / f"context-{digest:08x}.json"
 
     def _cached(self) -> dict[str, Any]:
         if not self._cache_loaded:
             self._cache_loaded = True
             if self.use_cache:
+                target = self._cache_file()
                 try:
-                    data = json.loads(self._cache_file().read_text("utf-8"))
+                    data = json.loads(target.read_text("utf-8")) if target is not None else None
                 except (OSError, ValueError):
                     data = None
                 if (
@@ -264,6 +259,8 @@ class RepoIndex:
         live = {self._key(p) for paths in (self._files or {}).values() for p in paths}
         files = {k: v for k, v in self._cache.items() if k in live} if live else self._cache
         target = self._cache_file()
+        if target is None:
+            return
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
             tmp = target.with_suffix(f".{os.getpid()}.tmp")
