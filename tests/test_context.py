@@ -355,12 +355,24 @@ CALLER = """module "notebook" {
 def test_local_module_changed_alone_is_read_with_its_callers_inputs(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    root = repo(tmp_path, {"modules/notebook/main.tf": MODULE, "envs/prod.tf": CALLER})
+    root = repo(
+        tmp_path,
+        {
+            "modules/notebook/main.tf": MODULE,
+            "envs/prod.tf": CALLER,
+            "envs/own.tf": TF_MAIN.replace("var.notebook_type", '"ml.p5.48xlarge"'),
+        },
+    )
     _, report = scan(root, monkeypatch, "modules/notebook/main.tf")
+    # the caller's own p5 notebook does not depend on the module: not reported
     assert where(report) == [("modules/notebook/main.tf", 8, "FIN301")]
-    assert report["summary"]["context_files"] == 1
+    assert report["summary"]["context_files"] == 2
     _, alone = scan(root, monkeypatch, "modules/notebook/main.tf", "--no-context")
     assert where(alone) == []  # the variable has no value without its caller
+    # a change to the caller reaches its own resources and the module it calls
+    _, caller = scan(root, monkeypatch, "envs/prod.tf")
+    assert where(caller) == [("envs/own.tf", 4, "FIN301"), ("modules/notebook/main.tf", 8, "FIN301")]
+    assert caller["findings"][1]["message"].endswith("(linked through changed file envs/prod.tf)")
 
 
 # --- Helm charts --------------------------------------------------------------------------------

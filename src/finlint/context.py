@@ -498,31 +498,54 @@ def plan(
     return ContextPlan(root, list(paths))
 
 
-def terraform_units(directories: Iterable[Path], display: Callable[[Path], str]) -> list[Unit]:
-    """Each loaded Terraform configuration with its local modules, as one unit (tfvars included)."""
-    units = []
-    for directory in directories:
-        members: set[str] = set()
-        stack: list[Path] = [_norm(directory)]
-        seen: set[Path] = set()
-        while stack:
-            current = stack.pop()
-            if current in seen or len(seen) > 64:
+MAX_MODULE_DIRS = 256
+
+
+def _terraform_dir(directory: Path, display: Callable[[Path], str]) -> tuple[set[str], list[Path]]:
+    """A Terraform directory's files (tf and tfvars, as displayed) and the local modules it calls."""
+    files: set[str] = set()
+    calls: list[Path] = []
+    for f in sorted(directory.glob("*")):
+        name = f.name
+        if not name.endswith((".tf", ".tfvars", ".tfvars.json")) or not f.is_file():
+            continue
+        files.add(display(f))
+        if name.endswith(".tf"):
+            try:
+                text = f.read_text("utf-8", errors="replace")
+            except OSError:
                 continue
-            seen.add(current)
-            for f in sorted(current.glob("*")):
-                name = f.name
-                if name.endswith((".tf", ".tfvars", ".tfvars.json")) and f.is_file():
-                    members.add(display(f))
-                if name.endswith(".tf") and f.is_file():
-                    try:
-                        text = f.read_text("utf-8", errors="replace")
-                    except OSError:
-                        continue
-                    stack += [_norm(current / m.group(1)) for m in _MODULE_SOURCE.finditer(text)]
-        frozen = frozenset(members)
-        units.append(Unit(frozen, frozen))
-    return units
+            calls += [_norm(directory / m.group(1)) for m in _MODULE_SOURCE.finditer(text)]
+    return files, calls
+
+
+def terraform_units(directories: Iterable[Path], display: Callable[[Path], str]) -> list[Unit]:
+    """A Terraform directory is one unit with the local modules it calls: a change to any of its
+    files (a ``.tf``, ``terraform.tfvars``) reaches every record of the directory and of those
+    modules (they get its inputs); a change inside a module reaches only that module's records
+    (and its own modules'), never the caller's resources."""
+    tree: dict[Path, tuple[set[str], list[Path]]] = {}
+    stack = [_norm(d) for d in directories]
+    while stack and len(tree) < MAX_MODULE_DIRS:
+        current = stack.pop()
+        if current not in tree and current.is_dir():
+            tree[current] = _terraform_dir(current, display)
+            stack += tree[current][1]
+
+    def below(directory: Path) -> set[str]:
+        out: set[str] = set()
+        seen: set[Path] = set()
+        todo = [directory]
+        while todo:
+            d = todo.pop()
+            if d in seen or d not in tree:
+                continue
+            seen.add(d)
+            out |= tree[d][0]
+            todo += tree[d][1]
+        return out
+
+    return [Unit(frozenset(below(d)), frozenset(files)) for d, (files, _) in tree.items() if files]
 
 
 _CHART_SHARED = re.compile(r"(^|/)(Chart\.yaml|values[^/]*\.ya?ml|templates/_[^/]*)$")
