@@ -1,0 +1,138 @@
+"""Changed-file scans keep the repository's context.
+
+pre-commit hands ``finlint scan`` only the files a commit changes, but many findings come from
+links between files: a job mounts a claim defined elsewhere, whose StorageClass says EFS; a
+``terraform.tfvars`` sets the instance type of a resource in ``main.tf``; a Helm template takes
+its values from ``values.yaml``. When ``scan`` is given files, this module finds the other
+files of the same repository those files need (the *context*), and afterwards decides which
+findings the given files are part of.
+
+* **Root**: the git work tree root (the nearest ``.git``), else the config file's folder, else
+  the common parent of the given files. Context never comes from outside it.
+* **Sniffing, not parsing**: every candidate file is read once with a few regular expressions
+  (Kubernetes ``kind``/``name``/``claimName``/``storageClassName``/``volumeName`` values,
+  Terraform local ``module`` sources). Only the files a link needs are parsed. The sniffs are
+  cached per repository under the user's cache directory (never in the repository; the same one
+  as the policy cache, ``FINLINT_CACHE_DIR=off`` disables both), keyed by each file's mtime and
+  size.
+* **Hooks**: :data:`HOOKS` is the one list of context providers; each takes the given files and
+  the :class:`RepoIndex` and returns the context paths it needs (files, or directories that are
+  loaded whole). Built in: Kubernetes storage links (both directions), Terraform configurations
+  that call a changed local module, the Helm chart a file belongs to (any directory with a
+  ``Chart.yaml``: a chart loader reads the whole chart), and the Python launchers that read a
+  changed config file or import a changed sibling module.
+* **What is reported**: a finding whose location is in a given file, or whose chain includes a
+  given file: the files in its ``evidence["chain_files"]`` (filled from the linking pass),
+  ``record.extra["inputs"]`` (files a loader read values from: config files, SDK defaults), or
+  the :class:`Unit` it belongs to (a Terraform configuration with its tfvars and local modules
+  is read as one; a chart's templates share its values files and helpers). A finding reported
+  through another file says so in its message. Context files never report findings of their
+  own (nor parse errors or notices), but their in-source suppressions still apply.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable, Sequence
+
+from finlint.context.hooks import HOOKS, ContextHook
+from finlint.context.index import RepoIndex, Sniff, find_root, sniff_text
+from finlint.context.units import UNIT_BUILDERS, Unit, chart_units
+from finlint.finding import Finding
+
+__all__ = [
+    "HOOKS",
+    "INPUTS_KEY",
+    "ContextHook",
+    "ContextPlan",
+    "RepoIndex",
+    "Sniff",
+    "Unit",
+    "find_root",
+    "plan",
+    "sniff_text",
+]
+
+#: a record's loader may list the other files it read values from here (display paths)
+INPUTS_KEY = "inputs"
+
+
+@dataclass
+class ContextPlan:
+    """The context of one changed-file scan, and (after loading) what counts as given."""
+
+    root: Path
+    paths: list[Path]  # context paths to load (files, or directories loaded whole)
+    given: set[str] = field(default_factory=set)  # display paths of the given files and units
+    read: set[str] = field(default_factory=set)  # display paths of context files read
+    units: list[Unit] = field(default_factory=list)
+
+    def add_units(self, fmt: str, directories: Iterable[Path], display: Callable[[Path], str]) -> None:
+        """The units of the directories a directory loader read (a Terraform configuration)."""
+        builder = UNIT_BUILDERS.get(fmt)
+        if builder is not None:
+            self.units += builder(directories, display)
+
+    def finish(self, display: Callable[[Path], str]) -> None:
+        """Units of the charts in the context (after loading)."""
+        self.units += chart_units((p for p in self.paths if (p / "Chart.yaml").is_file()), display)
+
+    def concerns(self, file: str) -> bool:
+        """Do a given file's changes reach ``file`` (for errors and notices)?"""
+        if file in self.given:
+            return True
+        return any(file in u.members and not u.shared.isdisjoint(self.given) for u in self.units)
+
+    def linked_files(self, finding: Finding) -> set[str]:
+        """The files a finding's chain goes through, besides its own."""
+        out: set[str] = set()
+        chain = finding.evidence.get("chain_files")
+        if isinstance(chain, list):
+            out.update(str(f) for f in chain)
+        record = finding.record
+        if record is not None:
+            inputs = record.extra.get(INPUTS_KEY) if record.extra else None
+            if isinstance(inputs, (list, tuple)):
+                out.update(str(f) for f in inputs)
+        for unit in self.units:
+            if finding.file in unit.members:
+                out.update(unit.shared)
+        out.discard(finding.file)
+        return out
+
+    def part_of_change(self, finding: Finding) -> bool:
+        """Report the finding? Its location is in a given file, or a given file is in its chain.
+        One reported through another file says which changed file links it."""
+        if finding.file in self.given:
+            return True
+        through = sorted(self.linked_files(finding) & self.given)
+        if not through:
+            return False
+        finding.message += f" (linked through changed file {', '.join(through)})"
+        return True
+
+
+def plan(
+    files: Sequence[Path],
+    excluded: Callable[[Path], bool] | None,
+    config_file: Path | None = None,
+    hooks: Sequence[ContextHook] = HOOKS,
+    use_cache: bool = True,
+) -> ContextPlan:
+    """The context ``files`` (the given files, not directories) need from their repository."""
+    absolute = [f.absolute() for f in files]
+    root = find_root(absolute, config_file)
+    index = RepoIndex(root, excluded, use_cache)
+    paths: dict[Path, None] = {}
+    given = set(absolute)
+    for hook in hooks:
+        try:
+            found = list(hook(absolute, index))
+        except (OSError, ValueError, RecursionError):  # unreadable corners: less context, no crash
+            continue
+        for path in found:
+            if path not in given:
+                paths[path] = None
+    index.save()
+    return ContextPlan(root, list(paths))

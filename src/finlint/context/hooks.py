@@ -1,0 +1,155 @@
+"""Context hooks: given files -> the other files of the repository they need.
+
+Each hook takes the given files (absolute) and the :class:`~finlint.context.index.RepoIndex`
+and yields files, or directories to load whole. :data:`HOOKS` is the one list; a new format
+that links files adds its hook here.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Callable, Iterable, Iterator, Sequence
+
+from finlint.context.index import (
+    MAX_CLOSURE_ROUNDS,
+    MAX_SNIFF_BYTES,
+    PYTHON,
+    STRUCTURED,
+    RepoIndex,
+    norm,
+)
+
+# --- hooks: given files -> the context they need ----------------------------------------------
+
+ContextHook = Callable[[Sequence[Path], RepoIndex], Iterable[Path]]
+
+
+def kubernetes_storage(given: Sequence[Path], index: RepoIndex) -> Iterator[Path]:
+    """Objects that claims, volumes and storage classes resolve to, in both directions.
+
+    Forward: a workload's ``claimName`` -> the file defining that claim -> its StorageClass or
+    PV. Backward: a changed StorageClass -> the claims and PVs of that class -> the workloads
+    that mount those claims. Names are matched as sniffed (a superset); parsing decides.
+    """
+    given_set = {str(p) for p in given}
+    wanted_defs: set[str] = set()  # names someone refers to: find where they are defined
+    wanted_refs: set[str] = set()  # names defined here: find who refers to them
+    for changed in given:
+        if changed.suffix in STRUCTURED:
+            sniff = index.sniff(changed)
+            wanted_defs.update(sniff.refs)
+            wanted_refs.update(sniff.defines)
+    if not wanted_defs and not wanted_refs:
+        return
+    sniffs = [(p, index.sniff(p)) for p in index.entries(STRUCTURED) if p not in given_set]
+    sniffs = [(p, s) for p, s in sniffs if s.defines or s.refs]
+    taken: set[str] = set()
+    for _round in range(MAX_CLOSURE_ROUNDS):
+        grew = False
+        for path, sniff in sniffs:
+            if path in taken:
+                continue
+            forward = not wanted_defs.isdisjoint(sniff.defines)
+            backward = not wanted_refs.isdisjoint(sniff.refs)
+            if forward or backward:
+                taken.add(path)
+                grew = True
+                if forward:
+                    wanted_defs.update(sniff.refs)
+                if backward:
+                    wanted_refs.update(sniff.defines)
+        if not grew:
+            break
+    yield from (Path(p) for p in sorted(taken))
+
+
+def terraform_callers(given: Sequence[Path], index: RepoIndex) -> Iterator[Path]:
+    """The configurations that call a changed local module (up to the root that calls nothing).
+
+    A changed ``.tf``/``.tfvars`` already loads its own directory; a module directory is loaded
+    through its callers so its variables are bound to what they pass.
+    """
+    wanted = {norm(p.parent) for p in given if p.suffix in (".tf", ".tfvars")}
+    if not wanted:
+        return
+    callers: dict[Path, list[Path]] = {}
+    for tf in index.files((".tf",)):
+        for module_dir in index.sniff(tf).module_dirs:
+            callers.setdefault(norm(index.root / module_dir), []).append(tf)
+    seen: set[Path] = set()
+    frontier = list(wanted)
+    while frontier:
+        directory = frontier.pop()
+        for tf in callers.get(directory, ()):
+            caller = norm(tf.parent)
+            if caller in seen or caller in wanted:
+                continue
+            seen.add(caller)
+            frontier.append(caller)
+            yield tf
+
+
+def helm_chart(given: Sequence[Path], index: RepoIndex) -> Iterator[Path]:
+    """The chart a file belongs to: the nearest directory up to the root with a ``Chart.yaml``.
+
+    The chart directory is passed whole, so a chart loader (directory unit) renders it with its
+    values; without one, its manifests are read as usual.
+    """
+    root = norm(index.root)
+    seen: set[Path] = set()
+    for path in given:
+        directory = norm(path.parent)
+        while True:
+            if (directory / "Chart.yaml").is_file():
+                if directory not in seen:
+                    seen.add(directory)
+                    yield directory
+                break
+            if directory == root or directory.parent == directory or not directory.is_relative_to(root):
+                break
+            directory = directory.parent
+
+
+_SDK_DEFAULTS = re.compile(r"^SchemaVersion\s*:", re.MULTILINE)
+
+
+def python_launchers(given: Sequence[Path], index: RepoIndex) -> Iterator[Path]:
+    """Launchers that read a changed file: a config file named in their text (same folder or
+    the one above), a sibling module they import, or every launcher beside a SageMaker SDK
+    defaults file (``SchemaVersion:``), which the SDK applies by location."""
+    seen: set[Path] = set()
+    for path in given:
+        if path.suffix in PYTHON and path.suffix != ".py":
+            continue
+        folders = [path.parent] if path.suffix == ".py" else [path.parent, path.parent.parent]
+        if path.suffix == ".py":
+            pattern = re.compile(rf"(?:^|\s)(?:from|import)\s+\.?{re.escape(path.stem)}\b", re.MULTILINE)
+        else:
+            pattern = re.compile(re.escape(path.name))
+            try:
+                if _SDK_DEFAULTS.search(path.read_text("utf-8", errors="replace")[:4096]):
+                    pattern = re.compile("")
+            except OSError:
+                continue
+        for folder in folders:
+            if not folder.is_relative_to(index.root):
+                continue
+            for candidate in sorted(folder.glob("*")):
+                if candidate.suffix not in PYTHON or candidate == path or candidate in seen:
+                    continue
+                if index.is_excluded(candidate) or not candidate.is_file():
+                    continue
+                try:
+                    if candidate.stat().st_size > MAX_SNIFF_BYTES:
+                        continue
+                    text = candidate.read_text("utf-8", errors="replace")
+                except OSError:
+                    continue
+                if pattern.search(text):
+                    seen.add(candidate)
+                    yield candidate
+
+
+#: The context providers, in order. A new format adds its hook here.
+HOOKS: tuple[ContextHook, ...] = (kubernetes_storage, terraform_callers, helm_chart, python_launchers)

@@ -1,0 +1,241 @@
+"""The repository side of changed-file context: its root, and a cheap sniff of each candidate
+file (what it defines and refers to), cached per repository under the user's cache directory.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from finlint.discovery import SKIP_DIRS
+from finlint.policy_cache import cache_dir  # one cache directory: FINLINT_CACHE_DIR, off disables
+
+STRUCTURED = (".yaml", ".yml", ".json")
+PYTHON = (".py", ".ipynb")
+MAX_SNIFF_BYTES = 2 * 1024 * 1024
+MAX_CLOSURE_ROUNDS = 16
+CACHE_VERSION = 1
+
+_DOC_SPLIT = re.compile(r"^---[ \t]*$", re.MULTILINE)
+_KIND = re.compile(r"""(?:^|[\s{,])["']?kind["']?[ \t]*:[ \t]*["']?([A-Za-z]+)""", re.MULTILINE)
+_NAME = re.compile(r"""(?:^|[\s{,\-])["']?name["']?[ \t]*:[ \t]*["']?([\w.\-/]+)""", re.MULTILINE)
+_REF = re.compile(
+    r"""["']?(?:claimName|storageClassName|volumeName|volume\.beta\.kubernetes\.io/storage-class)["']?"""
+    r"""[ \t]*:[ \t]*["']?([\w.\-/]+)""",
+)
+STORAGE_KINDS = frozenset({"StorageClass", "PersistentVolume", "PersistentVolumeClaim"})
+MODULE_SOURCE = re.compile(r"""^\s*source\s*=\s*"(\.{1,2}/[^"]*)\"""", re.MULTILINE)
+
+
+def norm(path: Path) -> Path:
+    """Absolute and normalised (``..`` removed) without resolving symlinks, so display paths
+    stay relative to the directory the user typed."""
+    return Path(os.path.normpath(path.absolute()))
+
+
+# --- the repository root -----------------------------------------------------------------------
+
+
+def find_root(files: Sequence[Path], config_file: Path | None = None) -> Path:
+    """The git work tree root (nearest ``.git`` dir or file), else the config's folder, else the
+    common parent of ``files`` (all absolute)."""
+    start = files[0].parent
+    for directory in (start, *start.parents):
+        if (directory / ".git").exists():
+            return directory
+    if config_file is not None:
+        return config_file.resolve().parent
+    return Path(os.path.commonpath([str(f.parent) for f in files]))
+
+
+# --- sniffing ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Sniff:
+    """What a cheap read of one file says it defines and refers to."""
+
+    defines: tuple[str, ...] = ()  # names of StorageClass / PV / PVC objects (over-approximated)
+    refs: tuple[str, ...] = ()  # claimName / storageClassName / volumeName values
+    module_dirs: tuple[str, ...] = ()  # local module directories a .tf file calls (root-relative)
+
+    def to_json(self) -> list[list[str]]:
+        return [list(self.defines), list(self.refs), list(self.module_dirs)]
+
+    @classmethod
+    def from_json(cls, data: Any) -> Sniff | None:
+        if not isinstance(data, list) or len(data) != 3:
+            return None
+        if not all(isinstance(part, list) and all(isinstance(x, str) for x in part) for part in data):
+            return None
+        return cls(tuple(data[0]), tuple(data[1]), tuple(data[2]))
+
+
+def sniff_text(path: Path, text: str, root: Path) -> Sniff:
+    if path.suffix == ".tf":
+        dirs = []
+        for match in MODULE_SOURCE.finditer(text):
+            target = os.path.normpath(path.parent / match.group(1))
+            try:
+                dirs.append(Path(target).relative_to(root).as_posix())
+            except ValueError:
+                continue
+        return Sniff(module_dirs=tuple(dict.fromkeys(dirs)))
+    if "kind" not in text:
+        return Sniff()
+    defines: dict[str, None] = {}
+    refs: dict[str, None] = {}
+    for doc in _DOC_SPLIT.split(text) if path.suffix != ".json" else [text]:
+        kinds = set(_KIND.findall(doc))
+        if not kinds:
+            continue
+        if kinds & STORAGE_KINDS:
+            defines.update(dict.fromkeys(_NAME.findall(doc)))
+        refs.update(dict.fromkeys(_REF.findall(doc)))
+    return Sniff(tuple(defines), tuple(refs))
+
+
+class RepoIndex:
+    """The repository's candidate files and their sniffs, computed lazily and cached.
+
+    Paths are plain strings inside (a 2,000-file walk through pathlib costs more than the sniffs).
+    """
+
+    def __init__(
+        self, root: Path, excluded: Callable[[Path], bool] | None = None, use_cache: bool = True
+    ) -> None:
+        self.root = root
+        self.excluded = excluded
+        self.use_cache = use_cache
+        self._root = str(root)
+        self._files: dict[str, list[str]] | None = None
+        self._sniffs: dict[str, Sniff] = {}
+        self._cache: dict[str, Any] = {}
+        self._cache_dirty = False
+        self._cache_loaded = False
+
+    # -- files ------------------------------------------------------------------------------------
+
+    def entries(self, suffixes: tuple[str, ...]) -> list[str]:
+        """Absolute paths (strings) of the repository's files with these suffixes."""
+        if self._files is None:
+            self._files = self._walk()
+        return [p for suffix in suffixes for p in self._files.get(suffix, [])]
+
+    def files(self, suffixes: tuple[str, ...]) -> list[Path]:
+        return [Path(p) for p in self.entries(suffixes)]
+
+    def is_excluded(self, path: Path) -> bool:
+        return self.excluded is not None and self.excluded(path)
+
+    def _walk(self) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        wanted = (*STRUCTURED, ".tf", *PYTHON)
+        join, exists, splitext = os.path.join, os.path.exists, os.path.splitext
+        excluded = self.excluded or (lambda _path: False)
+        for dirpath, dirnames, filenames in os.walk(self._root, followlinks=False):
+            dirnames[:] = sorted(
+                d
+                for d in dirnames
+                if d not in SKIP_DIRS
+                and not exists(join(dirpath, d, "pyvenv.cfg"))
+                and (self.excluded is None or not excluded(Path(dirpath, d)))
+            )
+            for name in filenames:
+                suffix = splitext(name)[1]
+                if suffix in wanted:
+                    path = join(dirpath, name)
+                    if self.excluded is None or not excluded(Path(path)):
+                        out.setdefault(suffix, []).append(path)
+        for paths in out.values():
+            paths.sort()
+        return out
+
+    def _key(self, path: str) -> str:
+        if path.startswith(self._root + os.sep):
+            path = path[len(self._root) + 1 :]
+        return path.replace(os.sep, "/")
+
+    # -- sniffs -----------------------------------------------------------------------------------
+
+    def sniff(self, path: Path | str) -> Sniff:
+        path = str(path)
+        found = self._sniffs.get(path)
+        if found is not None:
+            return found
+        try:
+            st = os.stat(path)
+        except OSError:
+            return Sniff()
+        key = self._key(path)
+        stamp = [st.st_mtime_ns, st.st_size]
+        cached = self._cached().get(key)
+        sniff: Sniff | None = None
+        if isinstance(cached, list) and len(cached) == 2 and cached[0] == stamp:
+            sniff = Sniff.from_json(cached[1])
+        if sniff is None:
+            sniff = self._read_sniff(Path(path), st.st_size)
+            if self.use_cache:
+                self._cache[key] = [stamp, sniff.to_json()]
+                self._cache_dirty = True
+        self._sniffs[path] = sniff
+        return sniff
+
+    def _read_sniff(self, path: Path, size: int) -> Sniff:
+        if size > MAX_SNIFF_BYTES:
+            return Sniff()
+        try:
+            text = path.read_bytes().decode("utf-8-sig", errors="replace")
+        except OSError:
+            return Sniff()
+        return sniff_text(path, text, self.root)
+
+    def _cache_file(self) -> Path | None:
+        directory = cache_dir()
+        if directory is None:
+            return None
+        digest = zlib.crc32(self._root.encode("utf-8", "surrogateescape"))  # the file says its root too
+        return directory / f"context-{digest:08x}.json"
+
+    def _cached(self) -> dict[str, Any]:
+        if not self._cache_loaded:
+            self._cache_loaded = True
+            if self.use_cache:
+                target = self._cache_file()
+                try:
+                    data = json.loads(target.read_text("utf-8")) if target is not None else None
+                except (OSError, ValueError):
+                    data = None
+                if (
+                    isinstance(data, dict)
+                    and data.get("version") == CACHE_VERSION
+                    and data.get("root") == self._root
+                ):
+                    files = data.get("files")
+                    if isinstance(files, dict):
+                        self._cache = files
+        return self._cache
+
+    def save(self) -> None:
+        """Write the sniff cache when it changed; a cache that cannot be written is no error."""
+        if not (self.use_cache and self._cache_dirty):
+            return
+        live = {self._key(p) for paths in (self._files or {}).values() for p in paths}
+        files = {k: v for k, v in self._cache.items() if k in live} if live else self._cache
+        target = self._cache_file()
+        if target is None:
+            return
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            tmp = target.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_text(
+                json.dumps({"version": CACHE_VERSION, "root": self._root, "files": files}), encoding="utf-8"
+            )
+            os.replace(tmp, target)
+        except OSError:
+            return
