@@ -3,31 +3,31 @@
 pre-commit hands ``finlint scan`` only the files a commit changes, but many findings come from
 links between files: a job mounts a claim defined elsewhere, whose StorageClass says EFS; a
 ``terraform.tfvars`` sets the instance type of a resource in ``main.tf``; a Helm template takes
-its values from ``values.yaml``. When ``scan`` is given files, this module finds the other
+its values from ``values.yaml``. When ``scan`` is given files, this package finds the other
 files of the same repository those files need (the *context*), and afterwards decides which
 findings the given files are part of.
 
 * **Root**: the git work tree root (the nearest ``.git``), else the config file's folder, else
   the common parent of the given files. Context never comes from outside it.
-* **Sniffing, not parsing**: every candidate file is read once with a few regular expressions
-  (Kubernetes ``kind``/``name``/``claimName``/``storageClassName``/``volumeName`` values,
-  Terraform local ``module`` sources). Only the files a link needs are parsed. The sniffs are
-  cached per repository under the user's cache directory (never in the repository; the same one
-  as the policy cache, ``FINLINT_CACHE_DIR=off`` disables both), keyed by each file's mtime and
-  size.
-* **Hooks**: :data:`HOOKS` is the one list of context providers; each takes the given files and
-  the :class:`RepoIndex` and returns the context paths it needs (files, or directories that are
-  loaded whole). Built in: Kubernetes storage links (both directions), Terraform configurations
-  that call a changed local module, the Helm chart a file belongs to (any directory with a
-  ``Chart.yaml``: a chart loader reads the whole chart), and the Python launchers that read a
-  changed config file or import a changed sibling module.
+* **Sniffing, not parsing** (:mod:`.index`): every candidate file is read once with a few
+  regular expressions (Kubernetes ``kind``/``name``/``claimName``/``storageClassName``/
+  ``volumeName`` values, Terraform local ``module`` sources); only the files a link needs are
+  parsed. Sniffs are cached per repository in the user's cache directory (the policy cache's;
+  never in the repository; ``FINLINT_CACHE_DIR=off`` disables both), keyed by mtime and size.
+* **Hooks** (:mod:`.hooks`): :data:`HOOKS` is the one list of context providers; each takes
+  the given files and the :class:`RepoIndex` and returns the context paths it needs (files, or
+  directories loaded whole). Built in: Kubernetes storage links (both directions), Terraform
+  configurations that call a changed local module, the Helm chart a file belongs to (any
+  directory with a ``Chart.yaml``), and the launchers that read a changed config file or import
+  a changed sibling module.
 * **What is reported**: a finding whose location is in a given file, or whose chain includes a
-  given file: the files in its ``evidence["chain_files"]`` (filled from the linking pass),
-  ``record.extra["inputs"]`` (files a loader read values from: config files, SDK defaults), or
-  the :class:`Unit` it belongs to (a Terraform configuration with its tfvars and local modules
-  is read as one; a chart's templates share its values files and helpers). A finding reported
-  through another file says so in its message. Context files never report findings of their
-  own (nor parse errors or notices), but their in-source suppressions still apply.
+  given file: its ``evidence["chain_files"]`` (from the linking pass), ``record.extra["inputs"]``
+  (files a loader read the record's values from: config files, SDK defaults), or the
+  :class:`Unit` it belongs to (:mod:`.units`: a Terraform directory with its tfvars reaches its
+  own records and those of the local modules it calls; a chart's templates share its values
+  files and helpers). A finding reported through another file says so in its message. Context
+  files never report findings of their own (nor parse errors or notices), but their in-source
+  suppressions still apply.
 """
 
 from __future__ import annotations
