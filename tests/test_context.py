@@ -567,3 +567,37 @@ def test_hostile_repository_files_cost_context_not_the_scan(
     code, report = scan(root, monkeypatch, "apps/train/job.yaml")
     assert code == 1 and where(report) == [("apps/train/job.yaml", JOB_ARGS_LINE, "FIN401")]
     assert report["errors"] == []  # context files' problems are not the change's
+
+
+TF_STORAGE = """resource "kubernetes_storage_class_v1" "shared" {
+  metadata {
+    name = "team-shared"
+  }
+  storage_provisioner = "efs.csi.aws.com"
+}
+
+resource "kubernetes_persistent_volume_claim_v1" "data" {
+  metadata {
+    name      = "team-data"
+    namespace = "ml"
+  }
+  spec {
+    access_modes       = ["ReadWriteMany"]
+    storage_class_name = "team-shared"
+  }
+}
+"""
+
+
+@needs_git
+def test_claim_and_class_in_terraform_are_context_for_a_manifest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = repo(tmp_path, {"apps/train/job.yaml": JOB, "infra/k8s/storage.tf": TF_STORAGE})
+    _, report = scan(root, monkeypatch, "apps/train/job.yaml")
+    assert where(report) == [("apps/train/job.yaml", JOB_ARGS_LINE, "FIN401")]
+    assert report["summary"]["context_files"] == 1
+    # and the other way: the Terraform storage changed reports the manifest's job through it
+    _, report = scan(root, monkeypatch, "infra/k8s/storage.tf")
+    assert where(report) == [("apps/train/job.yaml", JOB_ARGS_LINE, "FIN401")]
+    assert report["findings"][0]["message"].endswith("(linked through changed file infra/k8s/storage.tf)")

@@ -36,13 +36,13 @@ def kubernetes_storage(given: Sequence[Path], index: RepoIndex) -> Iterator[Path
     wanted_defs: set[str] = set()  # names someone refers to: find where they are defined
     wanted_refs: set[str] = set()  # names defined here: find who refers to them
     for changed in given:
-        if changed.suffix in STRUCTURED:
+        if changed.suffix in (*STRUCTURED, ".tf"):
             sniff = index.sniff(changed)
             wanted_defs.update(sniff.refs)
             wanted_refs.update(sniff.defines)
     if not wanted_defs and not wanted_refs:
         return
-    sniffs = [(p, index.sniff(p)) for p in index.entries(STRUCTURED) if p not in given_set]
+    sniffs = [(p, index.sniff(p)) for p in index.entries((*STRUCTURED, ".tf")) if p not in given_set]
     sniffs = [(p, s) for p, s in sniffs if s.defines or s.refs]
     taken: set[str] = set()
     for _round in range(MAX_CLOSURE_ROUNDS):

@@ -19,7 +19,7 @@ STRUCTURED = (".yaml", ".yml", ".json")
 PYTHON = (".py", ".ipynb")
 MAX_SNIFF_BYTES = 2 * 1024 * 1024
 MAX_CLOSURE_ROUNDS = 16
-CACHE_VERSION = 1
+CACHE_VERSION = 2
 
 _DOC_SPLIT = re.compile(r"^---[ \t]*$", re.MULTILINE)
 _KIND = re.compile(r"""(?:^|[\s{,])["']?kind["']?[ \t]*:[ \t]*["']?([A-Za-z]+)""", re.MULTILINE)
@@ -29,6 +29,10 @@ _REF = re.compile(
     r"""[ \t]*:[ \t]*["']?([\w.\-/]+)""",
 )
 STORAGE_KINDS = frozenset({"StorageClass", "PersistentVolume", "PersistentVolumeClaim"})
+# Kubernetes storage through the Terraform kubernetes provider (``kubernetes_*`` resources)
+_TF_STORAGE = re.compile(r'resource\s+"kubernetes_(?:storage_class|persistent_volume)')  # PVs and claims too
+_TF_NAME = re.compile(r'\bname\s*=\s*"([\w.\-/]+)"')
+_TF_REF = re.compile(r'\b(?:claim_name|storage_class_name|volume_name)\s*=\s*"([\w.\-/]+)"')
 MODULE_SOURCE = re.compile(r"""^\s*source\s*=\s*"(\.{1,2}/[^"]*)\"""", re.MULTILINE)
 
 
@@ -77,20 +81,33 @@ class Sniff:
 
 
 def sniff_text(path: Path, text: str, root: Path) -> Sniff:
-    if path.suffix == ".tf":
-        dirs = []
-        for match in MODULE_SOURCE.finditer(text):
-            target = os.path.normpath(path.parent / match.group(1))
-            try:
-                dirs.append(Path(target).relative_to(root).as_posix())
-            except ValueError:
-                continue
-        return Sniff(module_dirs=tuple(dict.fromkeys(dirs)))
+    """What ``text`` defines and refers to: Kubernetes storage names (in YAML/JSON manifests, in
+    ``kubernetes_*`` Terraform resources and manifests embedded in .tf files) and local modules."""
+    if path.suffix != ".tf":
+        return _manifest_sniff(text, path.suffix == ".json")
+    dirs = []
+    for match in MODULE_SOURCE.finditer(text):
+        target = os.path.normpath(path.parent / match.group(1))
+        try:
+            dirs.append(Path(target).relative_to(root).as_posix())
+        except ValueError:
+            continue
+    defines: dict[str, None] = {}
+    refs: dict[str, None] = dict.fromkeys(_TF_REF.findall(text))
+    if _TF_STORAGE.search(text):
+        defines.update(dict.fromkeys(_TF_NAME.findall(text)))
+    embedded = _manifest_sniff(text, False)  # kubectl_manifest / kubernetes_manifest heredocs
+    defines.update(dict.fromkeys(embedded.defines))
+    refs.update(dict.fromkeys(embedded.refs))
+    return Sniff(tuple(defines), tuple(refs), tuple(dict.fromkeys(dirs)))
+
+
+def _manifest_sniff(text: str, is_json: bool) -> Sniff:
     if "kind" not in text:
         return Sniff()
     defines: dict[str, None] = {}
     refs: dict[str, None] = {}
-    for doc in _DOC_SPLIT.split(text) if path.suffix != ".json" else [text]:
+    for doc in [text] if is_json else _DOC_SPLIT.split(text):
         kinds = set(_KIND.findall(doc))
         if not kinds:
             continue
