@@ -601,3 +601,18 @@ def test_claim_and_class_in_terraform_are_context_for_a_manifest(
     _, report = scan(root, monkeypatch, "infra/k8s/storage.tf")
     assert where(report) == [("apps/train/job.yaml", JOB_ARGS_LINE, "FIN401")]
     assert report["findings"][0]["message"].endswith("(linked through changed file infra/k8s/storage.tf)")
+
+
+def test_a_huge_folder_outside_a_repository_is_searched_only_in_part(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import finlint.context.index as index
+
+    monkeypatch.setattr(index, "MAX_CANDIDATES", 2)
+    for n in range(4):
+        (tmp_path / f"d{n}").mkdir()
+        (tmp_path / f"d{n}" / "claims.yaml").write_text(CLAIMS, encoding="utf-8")
+    (tmp_path / "job.yaml").write_text(JOB, encoding="utf-8")
+    _, report = scan(tmp_path, monkeypatch, "job.yaml")
+    assert report["summary"]["context_files"] <= 2
+    assert any("more than 2 candidate files" in n["message"] for n in report["notices"])

@@ -321,6 +321,7 @@ def lint(options: ScanOptions, policies: list[Policy] | None = None) -> ScanResu
         undetermined = [u for u in undetermined if u.file in plan.given]
         loaded.errors = [e for e in loaded.errors if plan.concerns(e.file)]
         loaded.notices = [n for n in loaded.notices if plan.concerns(n.file)]
+        loaded.notices += [Notice(display_path(plan.root, options.display_root), 1, n) for n in plan.notes]
     loaded.notices.extend(_price(findings, records, options))
     findings.sort(key=lambda f: f.sort_key())
     result = ScanResult(findings, loaded.errors, loaded.notices, count, records, policies, undetermined)

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
+from finlint.context import index as _index
 from finlint.context.hooks import HOOKS, ContextHook
 from finlint.context.index import RepoIndex, Sniff, find_root, sniff_text
 from finlint.context.units import UNIT_BUILDERS, Unit, chart_units
@@ -67,6 +68,7 @@ class ContextPlan:
     given: set[str] = field(default_factory=set)  # display paths of the given files and units
     read: set[str] = field(default_factory=set)  # display paths of context files read
     units: list[Unit] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # said once, as notices on the root
 
     def add_units(self, fmt: str, directories: Iterable[Path], display: Callable[[Path], str]) -> None:
         """The units of the directories a directory loader read (a Terraform configuration)."""
@@ -135,4 +137,10 @@ def plan(
             if path not in given:
                 paths[path] = None
     index.save()
-    return ContextPlan(root, list(paths))
+    result = ContextPlan(root, list(paths))
+    if index.truncated:
+        result.notes.append(
+            f"context: more than {_index.MAX_CANDIDATES:,} candidate files under {root}; only the first were "
+            "searched for links (scan inside a git repository, or pass --no-context)"
+        )
+    return result

@@ -20,6 +20,9 @@ PYTHON = (".py", ".ipynb")
 MAX_SNIFF_BYTES = 2 * 1024 * 1024
 MAX_CLOSURE_ROUNDS = 16
 CACHE_VERSION = 2
+#: a repository with more candidate files than this is only partly searched for context (a
+#: file outside any repository whose folder is a home directory must not walk all of it)
+MAX_CANDIDATES = 50_000
 
 _DOC_SPLIT = re.compile(r"^---[ \t]*$", re.MULTILINE)
 _KIND = re.compile(r"""(?:^|[\s{,])["']?kind["']?[ \t]*:[ \t]*["']?([A-Za-z]+)""", re.MULTILINE)
@@ -135,6 +138,7 @@ class RepoIndex:
         self._cache: dict[str, Any] = {}
         self._cache_dirty = False
         self._cache_loaded = False
+        self.truncated = False  # the walk stopped at MAX_CANDIDATES
 
     # -- files ------------------------------------------------------------------------------------
 
@@ -155,7 +159,11 @@ class RepoIndex:
         wanted = (*STRUCTURED, ".tf", *PYTHON)
         join, exists, splitext = os.path.join, os.path.exists, os.path.splitext
         excluded = self.excluded or (lambda _path: False)
+        count = 0
         for dirpath, dirnames, filenames in os.walk(self._root, followlinks=False):
+            if count >= MAX_CANDIDATES:
+                self.truncated = True
+                break
             dirnames[:] = sorted(
                 d
                 for d in dirnames
@@ -169,6 +177,7 @@ class RepoIndex:
                     path = join(dirpath, name)
                     if self.excluded is None or not excluded(Path(path)):
                         out.setdefault(suffix, []).append(path)
+                        count += 1
         for paths in out.values():
             paths.sort()
         return out
