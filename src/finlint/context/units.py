@@ -92,7 +92,10 @@ def chart_units(charts: Iterable[Path], display: Callable[[Path], str]) -> list[
     return units
 
 
-#: Directory loaders whose unit links its files together, by format.
+#: Directory loaders whose unit links its files, by ``LoaderSpec.format``. A chart loader
+#: registered as a directory loader named "helm" gets chart units for the charts it renders
+#: (charts pulled in as context get them either way: ``ContextPlan.finish``).
 UNIT_BUILDERS: dict[str, Callable[[Iterable[Path], Callable[[Path], str]], list[Unit]]] = {
     "terraform": terraform_units,
+    "helm": chart_units,
 }
