@@ -275,7 +275,7 @@ provisioner: fsx.csi.aws.com
 @needs_git
 @pytest.mark.parametrize(
     ("path", "expected"),
-    [("/state/out", [("apps/job.yaml", 13, "FIN401")]), ("/state/run/out", [])],  # longest mount wins
+    [("/state/out", [("apps/job.yaml", 14, "FIN401")]), ("/state/run/out", [])],  # longest mount wins
 )
 def test_env_checkpoint_path_resolves_to_the_longest_mount(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, path: str, expected: list[tuple[str, int, str]]

@@ -113,7 +113,7 @@ def _volume_ref(volume: Any) -> _VolumeRef:
 def _checkpoint_paths(d: Doc, container: Node) -> list[dict[str, Any]]:
     """Paths a container is told to checkpoint to (env ``*CHECKPOINT*``/``*CKPT*``, ``--ckpt-dir``)."""
     found: list[dict[str, Any]] = []
-    for _index, env, line in items(container, "env"):
+    for _index, env, _line in items(container, "env"):
         name, value = child(env, "name"), child(env, "value")
         if (
             isinstance(name, str)
@@ -121,7 +121,7 @@ def _checkpoint_paths(d: Doc, container: Node) -> list[dict[str, Any]]:
             and isinstance(value, str)
             and value.startswith("/")
         ):
-            found.append({"path": value, "line": d.line(line), "source": f"env {name}"})
+            found.append({"path": value, "line": d.line_at(env, "value"), "source": f"env {name}"})
     for key in ("command", "args"):
         words = [(item, line) for _i, item, line in items(container, key) if isinstance(item, str)]
         for position, (word, line) in enumerate(words):
