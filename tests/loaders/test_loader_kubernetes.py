@@ -516,7 +516,7 @@ def test_pytorchjob_mounts_from_every_replica_spec() -> None:
     assert job.line_of("mounts") == 20
     assert job.extra["checkpoint_paths"] == [
         {"path": "/checkpoints/llama", "line": 18, "source": "args"},
-        {"path": "/checkpoints/llama", "line": 40, "source": "env CHECKPOINT_DIR"},
+        {"path": "/checkpoints/llama", "line": 41, "source": "env CHECKPOINT_DIR"},
     ]
 
 
