@@ -23,21 +23,30 @@ def _by_name(volumes: list[Volume], kind: str) -> dict[str, list[Volume]]:
     return index
 
 
-def _pick(candidates: list[Volume], namespace: Any) -> Volume | None:
-    """Prefer the object in the same namespace; cluster-scoped objects have none."""
+def _closeness(a: str, b: str) -> int:
+    """How many leading path parts two files share (the same file shares them all)."""
+    shared = 0
+    for x, y in zip(a.split("/"), b.split("/"), strict=False):
+        if x != y:
+            break
+        shared += 1
+    return shared
+
+
+def _pick(candidates: list[Volume], namespace: Any, near: str = "") -> Volume | None:
+    """Prefer the object in the same namespace (cluster-scoped objects have none), then the one
+    nearest to the referring file (the same file, then the same folder: two environments or
+    clusters in one repository often reuse names); the first of equals."""
     if not candidates:
         return None
-    for v in candidates:
-        if v.namespace == namespace:
-            return v
-    return candidates[0]
+    return max(candidates, key=lambda v: (v.namespace == namespace, _closeness(v.location.file, near)))
 
 
-def _class_is_efs(classes: dict[str, list[Volume]], name: Any) -> tuple[Any, tuple[str, ...]]:
+def _class_is_efs(classes: dict[str, list[Volume]], name: Any, near: str = "") -> tuple[Any, tuple[str, ...]]:
     """Is the StorageClass ``name`` EFS, and the file that says so (its chain)."""
     if not isinstance(name, str):
         return (name if is_unknown(name) else None), ()
-    sc = _pick(classes.get(name, []), None)
+    sc = _pick(classes.get(name, []), None, near)
     if sc is None:
         return None, ()
     via = (sc.location.file,)
@@ -63,27 +72,28 @@ def link(records: list[Record]) -> list[Record]:
     classes = _by_name(volumes, "storage-class")
 
     # Every PV is linked (two PVs may share a name in different files or clusters); a claim
-    # bound by volumeName sees the first PV of that name.
+    # bound by volumeName sees the nearest PV of that name.
     linked: dict[int, Volume] = {}
-    linked_pvs: dict[str, Volume] = {}
+    linked_pvs: dict[str, list[Volume]] = {}
     for items in _by_name(volumes, "pv").values():
         for pv in items:
             if pv.is_efs is None:
-                is_efs, via = _class_is_efs(classes, pv.storage_class)
+                is_efs, via = _class_is_efs(classes, pv.storage_class, pv.location.file)
                 linked[id(pv)] = replace(pv, is_efs=is_efs, via=via)
-            linked_pvs.setdefault(str(pv.name), linked.get(id(pv), pv))
+            linked_pvs.setdefault(str(pv.name), []).append(linked.get(id(pv), pv))
 
     def pvc_is_efs(pvc: Volume) -> tuple[Any, tuple[str, ...]]:
         if pvc.is_efs is not None:
             return pvc.is_efs, pvc.via
         if isinstance(pvc.volume_name, str) and pvc.volume_name in linked_pvs:
-            pv = linked_pvs[pvc.volume_name]
-            return pv.is_efs, _chain((pv.location.file,), pv.via)
-        return _class_is_efs(classes, pvc.storage_class)
+            pv = _pick(linked_pvs[pvc.volume_name], None, pvc.location.file)
+            if pv is not None:
+                return pv.is_efs, _chain((pv.location.file,), pv.via)
+        return _class_is_efs(classes, pvc.storage_class, pvc.location.file)
 
     claims = _by_name(volumes, "pvc")
 
-    def mount_is_efs(mount: Mount, namespace: Any) -> tuple[Any, tuple[str, ...]]:
+    def mount_is_efs(mount: Mount, namespace: Any, near: str) -> tuple[Any, tuple[str, ...]]:
         if mount.is_efs is not None:
             return mount.is_efs, mount.via
         if isinstance(mount.file_system_ref, str):
@@ -92,7 +102,7 @@ def link(records: list[Record]) -> list[Record]:
                 return True, (efs_files[ref],)
             return (True if ref.upper() == "EFS" else None), ()
         if isinstance(mount.claim_name, str):
-            pvc = _pick(claims.get(mount.claim_name, []), namespace)
+            pvc = _pick(claims.get(mount.claim_name, []), namespace, near)
             if pvc is None:
                 return None, ()
             is_efs, via = pvc_is_efs(pvc)
@@ -101,8 +111,8 @@ def link(records: list[Record]) -> list[Record]:
             return Unknown("claim name is unresolved"), ()
         return None, ()
 
-    def linked_mount(mount: Mount, namespace: Any) -> Mount:
-        is_efs, via = mount_is_efs(mount, namespace)
+    def linked_mount(mount: Mount, namespace: Any, near: str) -> Mount:
+        is_efs, via = mount_is_efs(mount, namespace, near)
         return replace(mount, is_efs=is_efs, via=via)
 
     out: list[Record] = []
@@ -114,8 +124,13 @@ def link(records: list[Record]) -> list[Record]:
                 is_efs, via = pvc_is_efs(r)
                 r = replace(r, is_efs=is_efs, via=via)
             elif r.volume_kind == "workload" and r.mounts:
-                r = replace(r, mounts=tuple(linked_mount(m, r.namespace) for m in r.mounts))
+                r = replace(r, mounts=tuple(linked_mount(m, r.namespace, r.location.file) for m in r.mounts))
         elif isinstance(r, TrainingJob) and r.file_system_mounts:
-            r = replace(r, file_system_mounts=tuple(linked_mount(m, None) for m in r.file_system_mounts))
+            r = replace(
+                r,
+                file_system_mounts=tuple(
+                    linked_mount(m, None, r.location.file) for m in r.file_system_mounts
+                ),
+            )
         out.append(r)
     return out

@@ -72,3 +72,18 @@ def test_sagemaker_job_longest_mount_wins() -> None:
     assert "'/opt/ml/input/data/shared/other'" in on_efs.text and "'/opt/ml/input/data/shared'" in on_efs.text
     assert on_efs.data == {"chain_files": ["fs.yaml"]}
     assert checkpoint_on_efs(_job("/opt/ml/input/data/sharedx/c", *mounts), PATTERN) is None
+
+
+def test_same_names_in_two_environments_link_to_the_nearest_objects(tmp_path: Path) -> None:
+    """envs/dev and envs/prod reuse the claim and class names; each job links to its own."""
+    job = MANIFESTS["job.yaml"]
+    files = {
+        "envs/dev/storage.yaml": MANIFESTS["sc.yaml"] + "---\n" + MANIFESTS["pvc.yaml"],
+        "envs/dev/job.yaml": job,
+        "envs/prod/storage.yaml": MANIFESTS["sc.yaml"].replace("efs.csi.aws.com", "fsx.csi.aws.com")
+        + "---\n"
+        + MANIFESTS["pvc.yaml"],
+        "envs/prod/job.yaml": job,
+    }
+    result = scan_files(tmp_path, files, select=("FIN401",))
+    assert [Path(f.file).parent.name for f in result.findings] == ["dev"]
