@@ -129,6 +129,10 @@ class TrainingJob(Record):
     runs_multiplier: Maybe[int] = 1  # e.g. HyperparameterTuner max_jobs
     training_plan: Maybe[str] = None  # reserved capacity (training plan ARN)
     file_system_mounts: tuple[Mount, ...] = ()  # FileSystemDataSource inputs etc.
+    training_image: Maybe[str] = None  # container image URI (TrainingImage, image_uri)
+    framework: Maybe[str] = None  # pytorch | tensorflow | ...: named by the launcher (SDK class)
+    entry_point: Maybe[str] = None  # training script the job runs (SDK entry_point / entry_script)
+    source_dir: Maybe[str] = None  # directory the entry point is resolved in (SDK source_dir)
 
 
 @dataclass(frozen=True)
@@ -262,8 +266,27 @@ class Bucket(Record):
     lifecycle_rules: Maybe[tuple[LifecycleRule, ...]] = None
 
 
+@dataclass(frozen=True)
+class DataLoader(Record):
+    """A PyTorch ``torch.utils.data.DataLoader(...)`` call in Python training code (read, never run).
+
+    ``gpu`` says whether the code runs on a GPU: from the training job whose entry point the file
+    is (filled by the linking pass from the job's instance type), else from the script itself
+    (``.cuda()``, ``device="cuda"``); ``None`` when nothing says.
+    """
+
+    KIND: ClassVar[str] = "data_loader"
+
+    num_workers: Maybe[int] = None  # None: the argument is absent (PyTorch default 0)
+    pin_memory: Maybe[bool] = None  # None: absent (PyTorch default False)
+    prefetch_factor: Maybe[int] = None
+    gpu: Maybe[bool] = None
+    gpu_evidence: Maybe[str] = None  # what says it is a GPU job (job address or code line)
+    job: Maybe[str] = None  # address of the training job whose entry point this file is
+
+
 RECORD_TYPES: dict[str, type[Record]] = {
-    cls.KIND: cls for cls in (TrainingJob, ComputePool, Notebook, FileSystem, Volume, Bucket)
+    cls.KIND: cls for cls in (TrainingJob, ComputePool, Notebook, FileSystem, Volume, Bucket, DataLoader)
 }
 
 

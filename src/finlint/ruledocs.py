@@ -24,12 +24,22 @@ def _example_title(ex: Example) -> str:
     return f"Best practice (passes): {ex.name} ({ex.format})"
 
 
+def severity_cases(policy: Policy) -> list[str]:
+    """One line per ``severity_when`` case, then the default: how severe a finding is, when."""
+    if not policy.severity_when:
+        return []
+    out = [f"{case.severity} when {json.dumps(case.when)}" for case in policy.severity_when]
+    return [*out, f"{policy.severity} otherwise"]
+
+
 def rule_text(policy: Policy) -> str:
     """Plain text for the terminal: headings, prose, indented examples."""
-    lines = [f"{policy.id} {policy.name} [{policy.severity}]", "", policy.summary, ""]
+    lines = [f"{policy.id} {policy.name} [{policy.severity_label()}]", "", policy.summary, ""]
     for title, key in SECTIONS:
         if policy.docs.get(key):
             lines += [f"## {title}", str(policy.docs[key]).strip(), ""]
+    if policy.severity_when:
+        lines += ["## Severity", *(f"- {c}" for c in severity_cases(policy)), ""]
     if policy.params:
         lines += ["## Options", *(f"- {k}: {json.dumps(v)}" for k, v in policy.params.items()), ""]
     for ex in policy.examples:
@@ -43,10 +53,12 @@ def rule_text(policy: Policy) -> str:
 def rule_markdown(policy: Policy, level: int = 2) -> str:
     """Markdown: SARIF help (GitHub's "Show more" on an alert) and the rules page."""
     h = "#" * level
-    parts = [f"**{policy.id} {policy.name}** ({policy.severity}): {policy.summary}"]
+    parts = [f"**{policy.id} {policy.name}** ({policy.severity_label()}): {policy.summary}"]
     for title, key in SECTIONS:
         if policy.docs.get(key):
             parts.append(f"{h} {title}\n\n{str(policy.docs[key]).strip()}")
+    if policy.severity_when:
+        parts.append(f"{h} Severity\n\n" + "\n".join(f"- {c}" for c in severity_cases(policy)))
     if policy.params:
         parts.append(
             f"{h} Options\n\n" + "\n".join(f"- `{k}`: `{json.dumps(v)}`" for k, v in policy.params.items())
@@ -71,7 +83,7 @@ def rules_page(policies: list[Policy]) -> str:
         "| code | name | severity | summary |",
         "|---|---|---|---|",
         *(
-            f"| [{p.id}](#{p.id.lower()}-{p.name}) | `{p.name}` | {p.severity} | {p.summary} |"
+            f"| [{p.id}](#{p.id.lower()}-{p.name}) | `{p.name}` | {p.severity_label()} | {p.summary} |"
             for p in policies
         ),
     ]

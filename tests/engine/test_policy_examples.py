@@ -31,6 +31,9 @@ def test_example(policy: Policy, example: Example, tmp_path: Path) -> None:
     lines = sorted(f.line for f in result.findings if f.rule_id == policy.id)
     if example.kind == "fail":
         assert lines == sorted(example.lines), [f.message for f in result.findings]
+        if example.severity is not None:  # a rule with severity_when documents each case's level
+            got = {f.severity for f in result.findings if f.rule_id == policy.id}
+            assert got == {example.severity}, got
     else:
         assert lines == [], [f"{f.line}: {f.message}" for f in result.findings]
 

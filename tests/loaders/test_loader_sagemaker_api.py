@@ -59,7 +59,14 @@ def test_request_without_stopping_condition() -> None:
     assert "1-day (86,400 s) default" in job.extra["default_note"]
     assert "max_runtime_s" not in job.attr_lines
     assert (job.instance_type, job.instance_count, job.volume_size_gb) == ("ml.g5.12xlarge", 1, 100)
-    assert job.attr_lines == {"name": 2, "instance_type": 24, "instance_count": 25, "volume_size_gb": 26}
+    assert job.attr_lines == {
+        "name": 2,
+        "instance_type": 24,
+        "instance_count": 25,
+        "volume_size_gb": 26,
+        "training_image": 4,
+    }
+    assert str(job.training_image).endswith("/pytorch-training:2.3.0-gpu-py311-cu121-ubuntu20.04-sagemaker")
     assert job.spot is None and job.checkpoint_s3_uri is None
     assert job.file_system_mounts == ()  # an S3 channel is not a mount
 

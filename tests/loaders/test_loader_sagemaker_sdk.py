@@ -40,7 +40,16 @@ def test_framework_estimator_through_alias() -> None:
     assert job.max_runtime_s is None and job.max_runtime_default_s == 86400
     assert job.checkpoint_s3_uri is None
     assert job.checkpoint_local_path_default == "/opt/ml/checkpoints"
-    assert job.attr_lines == {"instance_count": 21, "instance_type": 22, "spot": 23, "max_wait_s": 24}
+    assert job.attr_lines == {
+        "instance_count": 21,
+        "instance_type": 22,
+        "spot": 23,
+        "max_wait_s": 24,
+        "framework": 15,
+        "entry_point": 16,
+        "source_dir": 17,
+    }
+    assert job.framework == "pytorch"
 
 
 def test_v1_argument_names_and_constant_arithmetic() -> None:

@@ -23,6 +23,7 @@ POLICY_KEYS = {
     "name",
     "summary",
     "severity",
+    "severity_when",
     "applies_to",
     "params",
     "let",
@@ -35,7 +36,18 @@ POLICY_KEYS = {
     "tags",
 }
 DOCS_KEYS = {"what", "why", "known_false_positives", "remediation", "references"}
-EXAMPLE_KEYS = {"name", "kind", "format", "filename", "code", "lines", "params", "description"}
+EXAMPLE_KEYS = {
+    "name",
+    "kind",
+    "format",
+    "filename",
+    "code",
+    "lines",
+    "params",
+    "description",
+    "severity",
+}
+SEVERITY_CASE_KEYS = {"when", "severity"}
 COMBINATORS = {"all", "any", "not"}
 UNARY = {"exists", "missing", "is_true"}
 BINARY = {"equals", "not_equals", "in", "not_in", "matches", "lt", "lte", "gt", "gte"}
@@ -57,6 +69,21 @@ class Example:
     lines: tuple[int, ...]
     params: dict[str, Any]
     line: int  # where the example starts in the policy file
+    severity: str | None = None  # the severity a fail example's findings must have
+
+
+@dataclass(frozen=True)
+class SeverityCase:
+    """``severity_when`` entry: this severity when the condition is known true (first match wins)."""
+
+    when: Any  # a condition, or {kind: condition}
+    severity: str
+
+    def condition_for(self, kind: str, applies_to: tuple[str, ...]) -> Any:
+        cond = self.when
+        if isinstance(cond, dict) and cond and set(cond) <= set(applies_to):
+            return cond.get(kind)
+        return cond
 
 
 @dataclass(frozen=True)
@@ -77,6 +104,17 @@ class Policy:
     tags: tuple[str, ...]
     path: str
     builtin: bool = True
+    severity_when: tuple[SeverityCase, ...] = ()
+
+    def severities(self) -> tuple[str, ...]:
+        """Every severity a finding of this rule can have, the default first."""
+        return tuple(dict.fromkeys([self.severity, *(c.severity for c in self.severity_when)]))
+
+    def severity_label(self) -> str:
+        """``medium`` or, with cases, ``medium (info when ...)`` for docs and listings."""
+        if not self.severity_when:
+            return self.severity
+        return "/".join(self.severities())
 
     def condition_for(self, kind: str) -> Any:
         cond = self.condition
@@ -156,6 +194,7 @@ def load_policy(path: Path, builtin: bool = True) -> Policy:
     docs_block = doc["docs"]
     if not isinstance(docs_block, dict) or set(docs_block) - DOCS_KEYS:
         raise fail("docs", f"docs must be a mapping with keys from {sorted(DOCS_KEYS)}")
+    severity_when = _load_severity_cases(doc, applies, lets, params, fail)
     condition = doc.get("condition")
     if applies:
         if condition is None:
@@ -194,7 +233,39 @@ def load_policy(path: Path, builtin: bool = True) -> Policy:
         tags=tuple(doc.get("tags") or ()),
         path=file,
         builtin=builtin,
+        severity_when=severity_when,
     )
+
+
+def _load_severity_cases(
+    doc: LineDict, applies: tuple[str, ...], lets: dict[str, Any], params: dict[str, Any], fail: Any
+) -> tuple[SeverityCase, ...]:
+    """``severity_when: [{when: CONDITION, severity: info}, ...]``: per-case severity, validated
+    like the condition (same fields, facts, lets and params, per kind or shared)."""
+    raw = doc.get("severity_when")
+    if raw is None:
+        return ()
+    if not applies:
+        raise fail("severity_when", "severity_when needs a policy that applies to IR kinds")
+    if not isinstance(raw, list) or not raw:
+        raise fail("severity_when", "severity_when is a non-empty list of {when: CONDITION, severity: LEVEL}")
+    cases: list[SeverityCase] = []
+    for index, case in enumerate(raw):
+        if not isinstance(case, dict) or set(case) != SEVERITY_CASE_KEYS:
+            raise fail("severity_when", f"severity_when[{index}] needs exactly the keys 'when' and 'severity'")
+        if case["severity"] not in SEVERITIES:
+            raise fail("severity_when", f"severity_when[{index}]: severity must be one of {', '.join(SEVERITIES)}")
+        when = case["when"]
+        per_kind = isinstance(when, dict) and when and set(when) <= set(applies)
+        for kind in applies:
+            cond = when.get(kind) if per_kind else when
+            if cond is None:
+                continue  # the case does not apply to this kind
+            _validate_condition(
+                cond, kind, lets, params, lambda m, i=index: fail("severity_when", f"severity_when[{i}]: {m}")
+            )
+        cases.append(SeverityCase(when, str(case["severity"])))
+    return tuple(cases)
 
 
 def _load_example(file: str, raw: Any, index: int) -> Example:
@@ -211,6 +282,9 @@ def _load_example(file: str, raw: Any, index: int) -> Example:
     lines = tuple(int(n) for n in (raw.get("lines") or ()))
     if raw["kind"] == "fail" and not lines:
         raise PolicyError(file, line, f"example {index}: a fail example names the line(s) it fires on")
+    severity = raw.get("severity")
+    if severity is not None and (raw["kind"] != "fail" or severity not in SEVERITIES):
+        raise PolicyError(file, line, f"example {index}: severity is for fail examples, one of {SEVERITIES}")
     return Example(
         name=str(raw.get("name") or f"example{index}"),
         kind=str(raw["kind"]),
@@ -220,6 +294,7 @@ def _load_example(file: str, raw: Any, index: int) -> Example:
         lines=lines,
         params=dict(raw.get("params") or {}),
         line=line,
+        severity=None if severity is None else str(severity),
     )
 
 

@@ -66,6 +66,22 @@ class EngineConfig:
                 return value
         return policy.severity
 
+    def severity_overridden(self, policy: Policy) -> bool:
+        """A configured severity is fixed: it replaces the default and every ``severity_when`` case."""
+        return any(selector.rule_for(key, [policy]) is not None for key in self.severity)
+
+
+def _case_severity(policy: Policy, kind: str, env: Env, default: str) -> str:
+    """The first ``severity_when`` case known true for this record, else the default.
+
+    A case that is unknown (it touches an Unknown value) does not match: the default stays.
+    """
+    for case in policy.severity_when:
+        cond = case.condition_for(kind, policy.applies_to)
+        if cond is not None and evaluate(cond, env) is True:
+            return case.severity
+    return default
+
 
 @dataclass(frozen=True)
 class Undetermined:
@@ -108,6 +124,7 @@ def run_policies(
             continue
         params = config.params_for(policy)
         severity = config.severity_for(policy)
+        fixed = config.severity_overridden(policy)
         for kind in policy.applies_to:
             cond = policy.condition_for(kind)
             for record in by_kind.get(kind, ()):
@@ -132,7 +149,7 @@ def run_policies(
                     Finding(
                         rule_id=policy.id,
                         rule=policy.name,
-                        severity=severity,
+                        severity=severity if fixed else _case_severity(policy, kind, env, severity),
                         file=record.location.file,
                         line=line,
                         end_line=max(end_line, line),

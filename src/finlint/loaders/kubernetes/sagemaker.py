@@ -33,6 +33,7 @@ def _training_job(
     resources = mapping(definition, "resourceConfig")
     stopping = mapping(definition, "stoppingCondition")
     checkpoint = mapping(definition, "checkpointConfig")
+    algorithm = mapping(definition, "algorithmSpecification")
     instance_type = text(field(resources, "instance_type", "instanceType"), "instanceType")
     if instance_type is None and isinstance(child(resources, "instanceGroups"), list):
         instance_type = Unknown("heterogeneous cluster (resourceConfig.instanceGroups)")
@@ -71,6 +72,7 @@ def _training_job(
         checkpoint_s3_uri=text(field(checkpoint, "checkpoint_s3_uri", "s3URI", "s3Uri", "S3Uri"), "s3URI"),
         checkpoint_local_path=text(field(checkpoint, "checkpoint_local_path", "localPath"), "localPath"),
         runs_multiplier=runs,
+        training_image=text(field(algorithm, "training_image", "trainingImage"), "trainingImage"),
     )
 
 

@@ -139,6 +139,9 @@ def build_job(
     for field_name, key in (("checkpoint_s3_uri", "S3Uri"), ("checkpoint_local_path", "LocalPath")):
         value, vline = reader.scalar(ckpt, key, ckpt_line, str, field_name)
         out.put(field_name, value, vline)
+    algo, algo_line = reader.block(request, "AlgorithmSpecification", line)
+    image, image_line = reader.scalar(algo, "TrainingImage", algo_line, str, "training_image")
+    out.put("training_image", image, image_line)
     _read_mounts(reader, request, line, out)
     multiplier, multiplier_line = runs_multiplier
     out.values["runs_multiplier"] = multiplier

@@ -52,6 +52,7 @@ _SDK_KINDS = {
     "Compute": "compute",
     "StoppingCondition": "stopping",
     "CheckpointConfig": "checkpoint",
+    "SourceCode": "source_code",
     "InstanceGroup": "instance_group",
     "HyperparameterTuner": "tuner",
     "TrainingStep": "training_step",
@@ -78,7 +79,13 @@ ESTIMATOR_FIELDS = {
     "keep_alive_s": ("keep_alive_period_in_seconds",),
     "volume_size_gb": ("volume_size", "train_volume_size"),
     "training_plan": ("training_plan",),
+    "training_image": ("image_uri", "image_name"),
+    "entry_point": ("entry_point",),
+    "source_dir": ("source_dir",),
 }
+#: Framework estimator class -> the framework it runs (HuggingFace: by its *_version argument).
+FRAMEWORKS = {"PyTorch": "pytorch", "TensorFlow": "tensorflow", "MXNet": "mxnet", "SKLearn": "sklearn"}
+HUGGINGFACE_VERSIONS = (("pytorch_version", "pytorch"), ("tensorflow_version", "tensorflow"))
 COMPUTE_FIELDS = {
     "instance_type": ("instance_type",),
     "instance_count": ("instance_count",),
@@ -89,6 +96,7 @@ COMPUTE_FIELDS = {
 }
 STOPPING_FIELDS = {"max_runtime_s": ("max_runtime_in_seconds",), "max_wait_s": ("max_wait_time_in_seconds",)}
 CHECKPOINT_FIELDS = {"checkpoint_s3_uri": ("s3_uri",), "checkpoint_local_path": ("local_path",)}
+SOURCE_CODE_FIELDS = {"entry_point": ("entry_script",), "source_dir": ("source_dir",)}
 REMOTE_FIELDS = {
     "instance_type": ("instance_type",),
     "instance_count": ("instance_count",),
@@ -103,6 +111,7 @@ TRAINER_CONFIGS: dict[str, tuple[str, Mapping[str, tuple[str, ...]]]] = {
     "compute": ("compute", COMPUTE_FIELDS),
     "stopping_condition": ("stopping", STOPPING_FIELDS),
     "checkpoint_config": ("checkpoint", CHECKPOINT_FIELDS),
+    "source_code": ("source_code", SOURCE_CODE_FIELDS),
 }
 
 
@@ -187,7 +196,15 @@ class SdkInterpreter(Interpreter):
             return self.estimator(sdk_class, args)
         if kind == "model_trainer":
             return self.model_trainer(sdk_class, args)
-        if kind in ("compute", "stopping", "checkpoint", "instance_group", "checkpoint_location", "remote"):
+        if kind in (
+            "compute",
+            "stopping",
+            "checkpoint",
+            "instance_group",
+            "checkpoint_location",
+            "remote",
+            "source_code",
+        ):
             return ConfigVal(kind, callee.last, args)
         if kind == "remote_executor":
             launch = self.new_launch(
@@ -285,6 +302,7 @@ class SdkInterpreter(Interpreter):
             if found is not None:
                 launch.fields[ir_field] = found
         self.fill(launch, args, ESTIMATOR_FIELDS)
+        _framework(launch, sdk_class, args)
         groups = args.get("instance_groups")
         if groups is not None and "instance_type" not in launch.fields:
             _instance_groups(launch, groups)
@@ -317,6 +335,9 @@ class SdkInterpreter(Interpreter):
                 for ir_field in fields:
                     launch.fields[ir_field] = (Unknown(reason), line)
                     launch.opaque.add(ir_field)
+        image = args.get("training_image")
+        if image is not None and image[0] is not None:
+            launch.fields["training_image"] = image
         mode = args.get("training_mode")
         if mode is not None and isinstance(mode[0], Ref) and mode[0].last == "LOCAL_CONTAINER":
             launch.skip = "local mode"
@@ -396,6 +417,15 @@ class SdkInterpreter(Interpreter):
         found = args.get(key)
         if found is not None and isinstance(found[0], str):
             launch.extra["job_name"] = found[0]
+
+
+def _framework(launch: Launch, sdk_class: str, args: CallArgs) -> None:
+    """The framework a framework estimator runs: by its class, HuggingFace by its *_version argument."""
+    framework = FRAMEWORKS.get(sdk_class)
+    if sdk_class == "HuggingFace":
+        framework = next((name for arg, name in HUGGINGFACE_VERSIONS if args.get(arg) is not None), None)
+    if framework is not None:
+        launch.fields["framework"] = (framework, args.line)
 
 
 def _instance_groups(launch: Launch, groups: tuple[Any, int]) -> None:

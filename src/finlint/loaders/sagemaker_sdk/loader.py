@@ -25,7 +25,16 @@ finalize = no_finalize  # no whole-scan pass
 MARKERS = ("sagemaker", "create_training_job")
 
 INT_FIELDS = ("instance_count", "max_runtime_s", "max_wait_s", "keep_alive_s", "volume_size_gb")
-STR_FIELDS = ("instance_type", "checkpoint_s3_uri", "checkpoint_local_path", "training_plan")
+STR_FIELDS = (
+    "instance_type",
+    "checkpoint_s3_uri",
+    "checkpoint_local_path",
+    "training_plan",
+    "training_image",
+    "framework",
+    "entry_point",
+    "source_dir",
+)
 
 #: Cell magics whose body is still Python (the first line is dropped, the rest parsed).
 PYTHON_CELL_MAGICS = ("%%time", "%%timeit", "%%capture", "%%prun")

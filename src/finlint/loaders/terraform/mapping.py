@@ -50,6 +50,7 @@ def training_job(item: Item) -> list[ir.Record]:
         "max_wait_s": as_int(r.read("max_wait_s", "stopping_condition.max_wait_time_in_seconds")),
         "checkpoint_s3_uri": as_str(r.read("checkpoint_s3_uri", "checkpoint_config.s3_uri")),
         "checkpoint_local_path": as_str(r.read("checkpoint_local_path", "checkpoint_config.local_path")),
+        "training_image": as_str(r.read("training_image", "algorithm_specification.training_image")),
     }
     # a whole block that is unknown (dynamic with unknown for_each) makes its fields unknown
     for block, names in (
