@@ -133,4 +133,6 @@ def link(records: list[Record]) -> list[Record]:
                 ),
             )
         out.append(r)
-    return out
+    from finlint.linking_entrypoints import link_entry_points
+
+    return link_entry_points(out)

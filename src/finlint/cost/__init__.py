@@ -19,7 +19,7 @@ ModelFn = Callable[[Finding, CostContext], Cost]
 
 
 def _models() -> dict[str, ModelFn]:
-    from finlint.cost import efs, oversized, runaway, spot
+    from finlint.cost import efs, oversized, runaway, spot, training
 
     return {
         "runaway-runtime": runaway.price,
@@ -27,6 +27,10 @@ def _models() -> dict[str, ModelFn]:
         "spot-restart-local-path": spot.price_local_path,
         "oversized-p5": oversized.price,
         "efs-checkpoints": efs.price,
+        "excess-runtime": training.price_excess_runtime,
+        "multi-node-spot": training.price_multi_node_spot,
+        "warm-pool": training.price_warm_pool,
+        "trainium": training.price_trainium,
     }
 
 

@@ -415,3 +415,7 @@ def _job_on_efs(job: TrainingJob) -> Any:
     if mount is not None and is_unknown(mount.is_efs):
         return mount.is_efs
     return None
+
+
+# The training-job rules' facts register themselves in FACTS on import.
+from finlint.engine import facts_training as _facts_training  # noqa: E402,F401

@@ -16,6 +16,8 @@ from typing import Any, Callable
 
 from finlint.ir import LoadError, LoadResult, Location, Notice, Record, Suppression, TrainingJob, Unknown
 from finlint.loaders.base import DocContext, no_finalize
+from finlint.loaders.sagemaker_sdk.dataloader import MARKER as DATALOADER_MARKER
+from finlint.loaders.sagemaker_sdk.dataloader import load_data_loaders
 from finlint.loaders.sagemaker_sdk.launch import Launch, SdkInterpreter
 from finlint.loaders.sagemaker_sdk.values import DictVal, PartialStr
 from finlint.yamlload import LineDict, LineList, YamlLoadError, load_all
@@ -56,7 +58,9 @@ def mentions_sagemaker(text: str) -> bool:
 
 def load_file(path: Path, display: str, text: str, options: dict[str, Any]) -> LoadResult:
     """Entry point for ``.py`` and ``.ipynb`` files (see finlint.loaders)."""
-    if not mentions_sagemaker(text):
+    sdk = mentions_sagemaker(text)
+    torch_data = DATALOADER_MARKER in text  # PyTorch DataLoader calls (FIN601), SageMaker or not
+    if not sdk and not torch_data:
         return LoadResult()
     result = LoadResult()
     try:
@@ -67,7 +71,10 @@ def load_file(path: Path, display: str, text: str, options: dict[str, Any]) -> L
         if parsed is None:
             return result
         tree, line_map = parsed
-        _analyse(tree, line_map, path, display, text, options, result)
+        if sdk:
+            _analyse(tree, line_map, path, display, text, options, result)
+        if torch_data:
+            result.records.extend(load_data_loaders(tree, line_map, display, text, path.stem))
     except (RecursionError, MemoryError):
         result.errors.append(LoadError(display, 1, "file is nested too deeply to analyse"))
     return result

@@ -1,0 +1,56 @@
+"""Linking training jobs to the scripts they run: a DataLoader in a job's entry point runs on
+that job's instances.
+
+An SDK launch names its script (``entry_point="train.py"``, ``source_dir="src"``; ModelTrainer
+``SourceCode(source_dir=..., entry_script=...)``), relative to the launcher file's directory
+(the SDK resolves ``source_dir`` relative to the working directory, which is usually the
+launcher's; an absolute or unresolved path is not followed). A DataLoader in that file gets
+``gpu`` from the job's instance type (True for NVIDIA GPU types, False for CPU and Trainium)
+and ``job`` = the job's address. With several jobs running one script, a GPU job wins.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import replace
+
+from finlint.engine.facts_training import gpu_of_instance
+from finlint.ir import DataLoader, Record, TrainingJob
+
+
+def _script_path(job: TrainingJob) -> str | None:
+    entry = job.entry_point
+    if not isinstance(entry, str) or not entry or entry.startswith(("/", "s3://")):
+        return None
+    source = job.source_dir
+    if source is not None and not isinstance(source, str):
+        return None  # an unresolved source_dir: the script could be anywhere
+    if isinstance(source, str) and (source.startswith(("/", "s3://")) or "://" in source):
+        return None
+    base = posixpath.dirname(job.location.file)
+    return posixpath.normpath(posixpath.join(base, source or "", entry))
+
+
+def link_entry_points(records: list[Record]) -> list[Record]:
+    if not any(isinstance(r, DataLoader) for r in records):
+        return records
+    scripts: dict[str, list[TrainingJob]] = {}
+    for r in records:
+        if isinstance(r, TrainingJob):
+            path = _script_path(r)
+            if path is not None:
+                scripts.setdefault(path, []).append(r)
+    if not scripts:
+        return records
+    out: list[Record] = []
+    for r in records:
+        if isinstance(r, DataLoader):
+            jobs = scripts.get(posixpath.normpath(r.location.file), [])
+            if jobs:
+                verdicts = [(gpu_of_instance(j.instance_type), j) for j in jobs]
+                gpu_job = next(((g, j) for g, j in verdicts if g is True), None)
+                gpu, job = gpu_job or verdicts[0]
+                evidence = f"it is the entry point of {job.address} ({job.instance_type})"
+                r = replace(r, gpu=gpu, job=job.address, gpu_evidence=evidence)
+        out.append(r)
+    return out
