@@ -122,6 +122,9 @@ def gpu_of_instance(instance_type: Any) -> Any:
     if instance_type is None or is_unknown(instance_type):
         return instance_type
     spec = catalog.lookup(str(instance_type))
-    if spec is None:
+    if spec is not None:
+        return spec.gpu_count > 0
+    family = catalog.family_of(str(instance_type))
+    if family[:1] in ("p", "g"):  # the accelerated families: a type missing from the catalog
         return Unknown(f"{instance_type} is not in the instance catalog")
-    return spec.gpu_count > 0
+    return False  # c, m, r, t, trn, inf...: no NVIDIA GPU

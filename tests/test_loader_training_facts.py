@@ -1,0 +1,146 @@
+"""The facts FIN502/FIN601 need, from every loader that can supply them: image, framework,
+entry point, and PyTorch DataLoader calls linked to the GPU job that runs them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.conftest import scan_files
+
+from finlint.ir import DataLoader, TrainingJob, Unknown
+
+IMG = "763104351884.dkr.ecr.us-east-1.amazonaws.com/pytorch-training:2.3.0-gpu-py311"
+
+
+def jobs(result: object) -> list[TrainingJob]:
+    return [r for r in result.records if isinstance(r, TrainingJob)]  # type: ignore[attr-defined]
+
+
+def loaders(result: object) -> list[DataLoader]:
+    return [r for r in result.records if isinstance(r, DataLoader)]  # type: ignore[attr-defined]
+
+
+def test_training_image_from_api_kubernetes_terraform_and_plan(tmp_path: Path) -> None:
+    request = {
+        "TrainingJobName": "a",
+        "AlgorithmSpecification": {"TrainingImage": IMG, "TrainingInputMode": "File"},
+        "ResourceConfig": {"InstanceType": "ml.g5.xlarge", "InstanceCount": 1},
+    }
+    manifest = (
+        "apiVersion: sagemaker.services.k8s.aws/v1alpha1\nkind: TrainingJob\nmetadata:\n  name: b\nspec:\n"
+        f"  trainingJobName: b\n  algorithmSpecification:\n    trainingImage: {IMG}\n"
+        "  resourceConfig:\n    instanceType: ml.g5.xlarge\n    instanceCount: 1\n"
+    )
+    hcl = (
+        'variable "image" {}\n'
+        'resource "aws_sagemaker_training_job" "c" {\n'
+        '  training_job_name = "c"\n'
+        "  algorithm_specification {\n"
+        f'    training_image = "{IMG}"\n'
+        "  }\n"
+        '  resource_config {\n    instance_type = "ml.g5.xlarge"\n    instance_count = 1\n  }\n'
+        "}\n"
+        'resource "aws_sagemaker_training_job" "d" {\n'
+        '  training_job_name = "d"\n'
+        "  algorithm_specification {\n"
+        "    training_image = var.image\n"
+        "  }\n"
+        "}\n"
+    )
+    result = scan_files(
+        tmp_path,
+        {"api/request.json": json.dumps(request, indent=2), "k8s/job.yaml": manifest, "tf/main.tf": hcl},
+    )
+    by_name = {j.name: j for j in jobs(result)}
+    assert by_name["a"].training_image == IMG and by_name["a"].line_of("training_image") == 4
+    assert by_name["b"].training_image == IMG and by_name["b"].line_of("training_image") == 8
+    assert by_name["c"].training_image == IMG and by_name["c"].line_of("training_image") == 5
+    assert isinstance(by_name["d"].training_image, Unknown)  # a variable without a value
+
+
+def test_sdk_framework_image_and_entry_point(tmp_path: Path) -> None:
+    code = (
+        "from sagemaker.pytorch import PyTorch\n"
+        "from sagemaker.huggingface import HuggingFace\n"
+        "from sagemaker.estimator import Estimator\n"
+        "from sagemaker.train import ModelTrainer\n"
+        "from sagemaker.train.configs import SourceCode, Compute\n"
+        'pt = PyTorch(entry_point="train.py", source_dir="src", instance_type="ml.g5.xlarge")\n'
+        'hf_tf = HuggingFace(entry_point="t.py", tensorflow_version="2.6", instance_type="ml.g5.xlarge")\n'
+        f'custom = Estimator(image_uri="{IMG}", instance_type="ml.g5.xlarge", instance_count=1)\n'
+        "mt = ModelTrainer(\n"
+        f'    training_image="{IMG}",\n'
+        '    source_code=SourceCode(source_dir="code", entry_script="main.py"),\n'
+        '    compute=Compute(instance_type="ml.p4d.24xlarge"),\n'
+        ")\n"
+    )
+    result = scan_files(tmp_path, {"launch.py": code})
+    by = {j.address.split(":")[1]: j for j in jobs(result)}
+    assert (by["pt"].framework, by["pt"].entry_point, by["pt"].source_dir) == ("pytorch", "train.py", "src")
+    assert by["hf_tf"].framework == "tensorflow"
+    assert by["custom"].framework is None and by["custom"].training_image == IMG
+    assert by["mt"].training_image == IMG and by["mt"].line_of("training_image") == 10
+    assert (by["mt"].entry_point, by["mt"].source_dir) == ("main.py", "code")
+
+
+SCRIPT = """\
+import argparse
+import torch
+from torch.utils.data import DataLoader
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--num-workers", type=int, default=1)
+args = parser.parse_args()
+loader = DataLoader(torch.zeros(4), batch_size=2, num_workers=args.num_workers)
+"""
+
+
+def test_dataloader_read_from_a_script_that_never_names_sagemaker(tmp_path: Path) -> None:
+    (loader,) = loaders(scan_files(tmp_path, {"train.py": SCRIPT}))
+    assert loader.num_workers == 1 and loader.line_of("num_workers") == 8
+    assert loader.pin_memory is None and loader.gpu is None  # no CUDA named, no launcher
+    assert loader.location.line == 8 and loader.address == "train:DataLoader"
+
+
+def test_entry_point_of_a_gpu_job_makes_the_loader_a_gpu_loader(tmp_path: Path) -> None:
+    launcher = (
+        "from sagemaker.pytorch import PyTorch\n"
+        'est = PyTorch(entry_point="train.py", source_dir="src", instance_type="ml.g5.12xlarge",\n'
+        "              max_run=3600)\n"
+    )
+    result = scan_files(tmp_path, {"launch.py": launcher, "src/train.py": SCRIPT}, select=("FIN601",))
+    (loader,) = loaders(result)
+    assert loader.gpu is True and loader.job == "launch:est"
+    assert [(f.rule_id, f.line) for f in result.findings] == [("FIN601", 8)]
+    assert "entry point of launch:est" in result.findings[0].message
+
+
+def test_entry_point_of_a_cpu_job_is_not_a_gpu_loader(tmp_path: Path) -> None:
+    launcher = 'from sagemaker.pytorch import PyTorch\nest = PyTorch(entry_point="train.py", instance_type="ml.c5.4xlarge")\n'
+    script = SCRIPT + "model = torch.nn.Linear(2, 2).cuda()\n"  # CUDA named, but the job is CPU
+    result = scan_files(tmp_path, {"launch.py": launcher, "train.py": script}, select=("FIN601",))
+    (loader,) = loaders(result)
+    assert loader.gpu is False and result.findings == []
+
+
+def test_dataloader_import_forms_and_positional_workers(tmp_path: Path) -> None:
+    code = (
+        "import torch\n"
+        "from torch.utils import data as D\n"
+        "from torch.utils.data import DataLoader as DL\n"
+        "a = torch.utils.data.DataLoader(ds, pin_memory=True, num_workers=8)\n"
+        "b = D.DataLoader(ds, 32, True, None, None, 4)\n"
+        "c = DL(ds, num_workers=os.cpu_count())\n"
+        "d = DL(ds, **kw)\n"
+    )
+    found = loaders(scan_files(tmp_path, {"t.py": code}))
+    assert [(x.num_workers, x.pin_memory) for x in found[:2]] == [(8, True), (4, None)]
+    assert isinstance(found[2].num_workers, Unknown)
+    assert isinstance(found[3].num_workers, Unknown) and isinstance(found[3].pin_memory, Unknown)
+    assert [x.address for x in found] == [f"t:DataLoader#{i}" for i in range(1, 5)]
+
+
+def test_bad_python_with_dataloader_is_a_load_error_not_a_crash(tmp_path: Path) -> None:
+    result = scan_files(tmp_path, {"broken.py": "from torch.utils.data import DataLoader\nloader = DataLoader(\n"})
+    assert [e.line for e in result.errors] == [2] and loaders(result) == []
