@@ -39,7 +39,9 @@ def test_excess_runtime_prices_the_hours_beyond_the_guard() -> None:
     assert c.per_run_usd == pytest.approx(504 * 2 * P4D)
     assert c.monthly_usd == pytest.approx(504 * 2 * P4D)
     assert c.kind == "risk" and "504 h" in c.basis
-    twice = cost(rec, "excess-runtime", {"gpu_max_runtime_s": 604_800}, "defaults:\n  stuck_runs_per_month: 2\n")
+    twice = cost(
+        rec, "excess-runtime", {"gpu_max_runtime_s": 604_800}, "defaults:\n  stuck_runs_per_month: 2\n"
+    )
     assert twice.monthly_usd == pytest.approx(2 * 504 * 2 * P4D)
 
 

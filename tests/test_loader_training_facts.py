@@ -117,7 +117,10 @@ def test_entry_point_of_a_gpu_job_makes_the_loader_a_gpu_loader(tmp_path: Path) 
 
 
 def test_entry_point_of_a_cpu_job_is_not_a_gpu_loader(tmp_path: Path) -> None:
-    launcher = 'from sagemaker.pytorch import PyTorch\nest = PyTorch(entry_point="train.py", instance_type="ml.c5.4xlarge")\n'
+    launcher = (
+        "from sagemaker.pytorch import PyTorch\n"
+        'est = PyTorch(entry_point="train.py", instance_type="ml.c5.4xlarge")\n'
+    )
     script = SCRIPT + "model = torch.nn.Linear(2, 2).cuda()\n"  # CUDA named, but the job is CPU
     result = scan_files(tmp_path, {"launch.py": launcher, "train.py": script}, select=("FIN601",))
     (loader,) = loaders(result)
@@ -142,5 +145,7 @@ def test_dataloader_import_forms_and_positional_workers(tmp_path: Path) -> None:
 
 
 def test_bad_python_with_dataloader_is_a_load_error_not_a_crash(tmp_path: Path) -> None:
-    result = scan_files(tmp_path, {"broken.py": "from torch.utils.data import DataLoader\nloader = DataLoader(\n"})
+    result = scan_files(
+        tmp_path, {"broken.py": "from torch.utils.data import DataLoader\nloader = DataLoader(\n"}
+    )
     assert [e.line for e in result.errors] == [2] and loaders(result) == []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -35,8 +36,10 @@ def write(tmp_path: Path, cases: str) -> Path:
     return path
 
 
-def job(**kw: object) -> TrainingJob:
-    return TrainingJob(address="j", location=Location("f.json", 1, 2), source_format="sagemaker-api", spot=True, **kw)  # type: ignore[arg-type]
+def job(**kw: Any) -> TrainingJob:
+    return TrainingJob(
+        address="j", location=Location("f.json", 1, 2), source_format="sagemaker-api", spot=True, **kw
+    )
 
 
 def severities(tmp_path: Path, jobs: list[TrainingJob], config: EngineConfig | None = None) -> list[str]:

@@ -849,7 +849,8 @@ def test_end_to_end_bad_fixtures() -> None:
 
 
 def test_end_to_end_good_fixtures_and_demo() -> None:
-    assert _scan("fixtures/cloudformation/good") == set()
+    # clean for the core rules; the checkpointed spot job on 4 nodes is a FIN204 advisory (info)
+    assert _scan("fixtures/cloudformation/good") == {("sfn-sub-forms.yaml", "FIN204", 30, True)}
     assert _scan("fixtures/demo/cloudformation") == {
         ("training-stack.yaml", "FIN301", 18, True),
         ("training-stack.yaml", "FIN401", 36, True),  # the Name tag

@@ -926,6 +926,8 @@ def _findings(paths: list[Path]) -> set[tuple[str, str, int]]:
 def test_scan_bad_fixtures_fires_the_core_rules_at_the_cause() -> None:
     assert _findings([FIXTURES / "bad"]) == {
         ("FIN201", "kubernetes/bad/ack-trainingjob-spot-no-checkpoint.yaml", 21),
+        ("FIN204", "kubernetes/bad/ack-trainingjob-spot-no-checkpoint.yaml", 18),  # spot on 2 nodes
+        ("FIN203", "kubernetes/bad/legacy-operator-no-stopping-condition.yaml", 19),  # spot, no max wait
         ("FIN401", "kubernetes/bad/efs-checkpoint-chain/pvc-checkpoints.yaml", 5),  # the claim name
         ("FIN401", "kubernetes/bad/efs-checkpoint-chain/pytorchjob.yaml", 20),
         ("FIN301", "kubernetes/bad/eksctl-p5-always-on.yaml", 10),
@@ -938,8 +940,13 @@ def test_scan_bad_fixtures_fires_the_core_rules_at_the_cause() -> None:
     }
 
 
-def test_scan_good_fixtures_is_clean() -> None:
-    assert _findings([FIXTURES / "good"]) == set()
+def test_scan_good_fixtures_only_carry_training_advisories() -> None:
+    # The complete ACK job is clean for the core rules; it runs spot on several nodes for 48 h+,
+    # which the training-job advisories name (FIN204 info: it checkpoints; FIN205 low).
+    assert _findings([FIXTURES / "good"]) == {
+        ("FIN204", "kubernetes/good/ack-trainingjob-complete.yaml", 18),
+        ("FIN205", "kubernetes/good/ack-trainingjob-complete.yaml", 23),
+    }
 
 
 def test_scan_efs_chain_needs_all_three_files() -> None:
@@ -950,6 +957,9 @@ def test_scan_efs_chain_needs_all_three_files() -> None:
 def test_scan_demo() -> None:
     assert _findings([REPO / "fixtures" / "demo" / "kubernetes"]) == {
         ("FIN301", "demo/kubernetes/karpenter-gpu-nodepool.yaml", 17),
+        ("FIN502", "demo/kubernetes/sagemaker-pretrain.yaml", 15),
+        ("FIN501", "demo/kubernetes/sagemaker-pretrain.yaml", 18),
+        ("FIN102", "demo/kubernetes/sagemaker-pretrain.yaml", 20),
         ("FIN401", "demo/kubernetes/shared-storage.yaml", 7),  # the claim name
         ("FIN401", "demo/kubernetes/train-job.yaml", 23),
     }

@@ -17,15 +17,22 @@ def test_fixture_findings_are_exactly_these() -> None:
     result = scan_paths([SDK])
     got = sorted((Path(f.file).name, f.line, f.rule_id) for f in result.findings)
     assert got == [
+        ("boto3_request.py", 23, "FIN204"),  # spot on 2 x p4d
         ("boto3_request.py", 24, "FIN201"),
+        ("boto3_request.py", 24, "FIN203"),  # spot with no MaxWaitTimeInSeconds
         ("boto3_request.py", 26, "FIN101"),
         ("conditional_spot.py", 39, "FIN201"),
         ("estimator_spot_no_checkpoint.py", 15, "FIN101"),
         ("estimator_spot_no_checkpoint.py", 23, "FIN201"),
+        ("estimator_v1_names.py", 19, "FIN102"),  # train_max_run=10 * 86400 on p5
+        ("estimator_v1_names.py", 19, "FIN205"),  # ... on managed spot
         ("estimator_v1_names.py", 21, "FIN202"),
+        ("kwargs_helper.py", 26, "FIN205"),  # kwargs["max_run"] = 48 h, spot
+        ("kwargs_helper.py", 35, "FIN204"),  # spot on 4 instances (checkpointed: info)
         ("llama3_spot_finetune.ipynb", 80, "FIN101"),
         ("llama3_spot_finetune.ipynb", 89, "FIN201"),
         ("model_trainer_v3.py", 15, "FIN301"),
+        ("model_trainer_v3.py", 17, "FIN203"),  # Compute spot, no max_wait_time_in_seconds
         ("model_trainer_v3.py", 21, "FIN101"),
         ("model_trainer_v3.py", 25, "FIN202"),
         ("remote_decorator.py", 14, "FIN201"),
@@ -92,6 +99,7 @@ def test_demo_python_launcher() -> None:
     result = scan_paths([FIXTURES / "demo" / "python"])
     got = sorted((f.line, f.rule_id, f.resource) for f in result.findings)
     assert got == [
+        (21, "FIN601", "finetune_lora:DataLoader"),  # scripts/finetune_lora.py, finetune's entry point
         (38, "FIN301", "launch_finetune:finetune"),
         (46, "FIN101", "launch_finetune:evaluator"),
         (54, "FIN201", "launch_finetune:evaluator"),

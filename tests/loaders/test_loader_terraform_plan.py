@@ -103,6 +103,7 @@ def findings(report: dict[str, Any], base: Path) -> set[tuple[str, str, int]]:
 EXPECTED = {
     ("FIN101", "training.tf", 2),
     ("FIN201", "training.tf", 26),
+    ("FIN205", "training.tf", 39),  # spot with a 48 h cap
     ("FIN301", "training.tf", 62),
     ("FIN301", "eks.tf", 24),
     ("FIN301", "modules/gpu_pool/main.tf", 25),
@@ -125,6 +126,7 @@ def test_core_rules_fire_through_plan_alone(tmp_path: Path) -> None:
     assert got == {
         ("FIN101", "plan.json", 150),
         ("FIN201", "plan.json", 133),
+        ("FIN205", "plan.json", 142),
         ("FIN301", "plan.json", 119),
         ("FIN301", "plan.json", 227),
         ("FIN301", "plan.json", 324),

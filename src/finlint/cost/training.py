@@ -83,7 +83,9 @@ def price_excess_runtime(finding: Finding, ctx: CostContext) -> Cost:
     discount = None
     if job.spot is True:
         hourly, discount = spot_rate(quote.usd, params)
-        rate_text = f"managed spot {usd(hourly, exact=True)}/h ({itype} {quote.rate()} x (1 - {num(discount)}))"
+        rate_text = (
+            f"managed spot {usd(hourly, exact=True)}/h ({itype} {quote.rate()} x (1 - {num(discount)}))"
+        )
     per_run = hourly * n * excess_h
     stuck = float(params.get("stuck_runs_per_month", 1))
     monthly = per_run * stuck
@@ -143,10 +145,12 @@ def price_multi_node_spot(finding: Finding, ctx: CostContext) -> Cost:
     basis = (
         f"Synchronous training stalls every instance on any interruption. Interruption rate L = {n} "
         f"instance(s) x {rate_how} = {rate:.6g}/h; restart overhead R = {num(restart_h * 60)} min; work "
-        f"T = {num(round(work_h, 4))} h ({work_how}); even with a checkpoint every {num(interval_h * 60)} min, "
+        f"T = {num(round(work_h, 4))} h ({work_how}); even with a checkpoint every "
+        f"{num(interval_h * 60)} min, "
         f"Ec = (T/c)(1/L + R)(e^(L*c) - 1) = {hours(w.ec)} (+{overhead * 100:.1f} % wall-clock), "
         f"{billed} x {n} instance(s) x spot {usd(spot_hourly, exact=True)}/h "
-        f"({itype} {quote.rate()} x (1 - {num(discount)} spot discount)) = {usd(per_job)} per job{jobs_text}; "
+        f"({itype} {quote.rate()} x (1 - {num(discount)} spot discount)) = {usd(per_job)} per job"
+        f"{jobs_text}; "
         f"x {num(runs)} run(s) per month = {usd(monthly)}/month. Without checkpoints the restart-from-zero "
         f"extra is FIN201's figure, not counted here. {price_note(quote)}"
     )
@@ -219,7 +223,9 @@ def price_trainium(finding: Finding, ctx: CostContext) -> Cost:
         return unpriced(kind, cap_why)
     expected = params.get("expected_runtime_hours")
     run_h = min(float(expected), cap_h) if expected is not None else cap_h
-    run_how = "expected runtime (usage)" if expected is not None else f"the {cap_how}: a sustained job runs to it"
+    run_how = (
+        "expected runtime (usage)" if expected is not None else f"the {cap_how}: a sustained job runs to it"
+    )
     saving = float(finding.params.get("trainium_saving", TRAINIUM_SAVING))
     if not 0.0 <= saving <= 1.0:
         return unpriced(kind, f"trainium_saving {saving} is not a share between 0 and 1")
@@ -229,7 +235,9 @@ def price_trainium(finding: Finding, ctx: CostContext) -> Cost:
     runs, runs_how = runs_per_month(job, params)
     monthly = per_job * runs
     trn = ctx.pricing_for(params).hourly("ml.trn1.32xlarge" if itype.startswith("ml.") else "trn1.32xlarge")
-    trn_text = f" For reference, {trn.key} lists {trn.rate()}: the saving is per token, not per hour." if trn else ""
+    trn_text = (
+        f" For reference, {trn.key} lists {trn.rate()}: the saving is per token, not per hour." if trn else ""
+    )
     basis = (
         f"{itype} {quote.rate()} x {n} instance(s) x {num(round(run_h, 4))} h ({run_how}) = "
         f"{usd(quote.usd * n * run_h)} per job on NVIDIA; Trainium trains the same tokens for "

@@ -21,7 +21,7 @@ def max_runtime_days(record: Record) -> Any:
     if not isinstance(record, TrainingJob):
         return None
     value = record.max_runtime_s
-    if value is None or is_unknown(value):
+    if not isinstance(value, int):
         return value
     return float(value) / 86400.0
 
@@ -48,18 +48,18 @@ def spot_max_wait_problem(record: Record) -> Any:
     spot_line = record.line_of("spot")
     if wait is None:
         return Evidence("sets no max wait (MaxWaitTimeInSeconds is required for managed spot)", spot_line)
-    if is_unknown(wait):
+    if not isinstance(wait, int):
         return wait
     runtime = effective_max_runtime_s(record)
     if runtime is None or is_unknown(runtime):
         return runtime
-    if int(wait) < int(runtime):
+    if wait < int(runtime):
         how = "MaxRuntimeInSeconds" if record.max_runtime_s is not None else "the default max runtime"
         return Evidence(
-            f"sets a max wait of {int(wait):,} s, below {how} of {int(runtime):,} s "
+            f"sets a max wait of {wait:,} s, below {how} of {int(runtime):,} s "
             "(MaxWaitTimeInSeconds must be at least MaxRuntimeInSeconds)",
             record.line_of("max_wait_s") or spot_line,
-            {"max_wait_s": int(wait), "max_runtime_s": int(runtime)},
+            {"max_wait_s": wait, "max_runtime_s": int(runtime)},
         )
     return None
 
@@ -98,11 +98,11 @@ def dataloader_starvation(record: Record, max_workers: int) -> Any:
     problems: list[str] = []
     line: int | None = None
     workers = record.num_workers
-    if is_unknown(workers):
+    if isinstance(workers, Unknown):
         return workers
     if workers is None:
         problems.append("num_workers is unset (0: batches load in the training process)")
-    elif int(workers) <= int(max_workers):
+    elif workers <= int(max_workers):
         problems.append(f"num_workers={workers} (at most {max_workers})")
         line = record.line_of("num_workers")
     pin = record.pin_memory

@@ -252,9 +252,13 @@ def _load_severity_cases(
     cases: list[SeverityCase] = []
     for index, case in enumerate(raw):
         if not isinstance(case, dict) or set(case) != SEVERITY_CASE_KEYS:
-            raise fail("severity_when", f"severity_when[{index}] needs exactly the keys 'when' and 'severity'")
+            raise fail(
+                "severity_when", f"severity_when[{index}] needs exactly the keys 'when' and 'severity'"
+            )
         if case["severity"] not in SEVERITIES:
-            raise fail("severity_when", f"severity_when[{index}]: severity must be one of {', '.join(SEVERITIES)}")
+            raise fail(
+                "severity_when", f"severity_when[{index}]: severity must be one of {', '.join(SEVERITIES)}"
+            )
         when = case["when"]
         per_kind = isinstance(when, dict) and when and set(when) <= set(applies)
         for kind in applies:

@@ -117,7 +117,11 @@ class _Values:
             pass
         if isinstance(node, ast.Name) and node.id in self.constants:
             return self.constants[node.id]
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.attr in self.argparse:
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.attr in self.argparse
+        ):
             found = self.argparse[node.attr]
             if found is None:
                 return Unknown(f"argparse option --{node.attr} has no default")
@@ -141,7 +145,9 @@ def _bool(value: Any, what: str) -> Maybe[bool]:
     return Unknown(f"{what}={value!r} is not a boolean")
 
 
-def load_data_loaders(tree: ast.Module, line_map: LineMap, display: str, text: str, stem: str) -> list[DataLoader]:
+def load_data_loaders(
+    tree: ast.Module, line_map: LineMap, display: str, text: str, stem: str
+) -> list[DataLoader]:
     """Every torch DataLoader call in the module, in source order."""
     imports = _imports(tree)
     if not any(q.startswith("torch") for q in imports.values()):
@@ -150,7 +156,11 @@ def load_data_loaders(tree: ast.Module, line_map: LineMap, display: str, text: s
     cuda = _CUDA.search(text)
     gpu_line = text.count("\n", 0, cuda.start()) + 1 if cuda else None
     calls = sorted(
-        (n for n in ast.walk(tree) if isinstance(n, ast.Call) and _qualname(n.func, imports) == TORCH_DATALOADER),
+        (
+            n
+            for n in ast.walk(tree)
+            if isinstance(n, ast.Call) and _qualname(n.func, imports) == TORCH_DATALOADER
+        ),
         key=lambda n: (n.lineno, n.col_offset),
     )
     out: list[DataLoader] = []
