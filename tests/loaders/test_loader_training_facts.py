@@ -149,3 +149,19 @@ def test_bad_python_with_dataloader_is_a_load_error_not_a_crash(tmp_path: Path) 
         tmp_path, {"broken.py": "from torch.utils.data import DataLoader\nloader = DataLoader(\n"}
     )
     assert [e.line for e in result.errors] == [2] and loaders(result) == []
+
+
+def test_dict_of_a_dict_inside_a_function_does_not_crash(tmp_path: Path) -> None:
+    """Field test (nova recipe notebooks): `dict(base)` reached the folding module's `dict()`
+    branch, which used the interpreter class without importing it (NameError -> FIN000)."""
+    code = (
+        "from sagemaker.pytorch import PyTorch\n"
+        "BASE = {'instance_type': 'ml.g5.xlarge'}\n"
+        "def launch():\n"
+        "    kwargs = dict(BASE)\n"
+        "    return PyTorch(entry_point='t.py', max_run=3600, **kwargs)\n"
+        "est = launch()\n"
+    )
+    result = scan_files(tmp_path, {"launch.py": code})
+    assert result.errors == []
+    assert [j.instance_type for j in jobs(result)] == ["ml.g5.xlarge"]

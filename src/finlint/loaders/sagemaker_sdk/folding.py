@@ -68,6 +68,8 @@ def dict_method(d: DictVal, method: str, args: CallArgs, node: ast.Call, scope: 
 
 def builtin_call(name: str, args: CallArgs, node: ast.Call) -> Any:
     if name == "dict":
+        from finlint.loaders.sagemaker_sdk.interp import Interpreter  # the interpreter imports this module
+
         out = DictVal(line=node.lineno, end_line=node.end_lineno or node.lineno)
         for value in args.positional:
             Interpreter.merge_into(out, value, node.lineno, "dict() of a value not known")
