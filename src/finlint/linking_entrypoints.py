@@ -6,7 +6,10 @@ An SDK launch names its script (``entry_point="train.py"``, ``source_dir="src"``
 (the SDK resolves ``source_dir`` relative to the working directory, which is usually the
 launcher's; an absolute or unresolved path is not followed). A DataLoader in that file gets
 ``gpu`` from the job's instance type (True for NVIDIA GPU types, False for CPU and Trainium)
-and ``job`` = the job's address. With several jobs running one script, a GPU job wins.
+and ``job`` = the job's address. The whole ``source_dir`` is uploaded and runs on the job's
+instances, so a DataLoader in another module of that directory (a ``data.py`` the entry point
+imports) is linked too; the entry point itself is matched first. With several jobs running one
+file, a GPU job wins.
 """
 
 from __future__ import annotations
@@ -31,26 +34,51 @@ def _script_path(job: TrainingJob) -> str | None:
     return posixpath.normpath(posixpath.join(base, source or "", entry))
 
 
+def _source_dir(job: TrainingJob) -> str | None:
+    """The job's uploaded directory (relative to the launcher), when it names a relative one."""
+    source = job.source_dir
+    if not isinstance(source, str) or not source or source.startswith("/") or "://" in source:
+        return None
+    return posixpath.normpath(posixpath.join(posixpath.dirname(job.location.file), source))
+
+
+def _jobs_for(
+    path: str, scripts: dict[str, list[TrainingJob]], dirs: list[tuple[str, TrainingJob]]
+) -> list[TrainingJob]:
+    if path in scripts:
+        return scripts[path]
+    return [job for directory, job in dirs if directory != "." and path.startswith(directory + "/")]
+
+
 def link_entry_points(records: list[Record]) -> list[Record]:
     if not any(isinstance(r, DataLoader) for r in records):
         return records
     scripts: dict[str, list[TrainingJob]] = {}
+    dirs: list[tuple[str, TrainingJob]] = []
     for r in records:
         if isinstance(r, TrainingJob):
             path = _script_path(r)
             if path is not None:
                 scripts.setdefault(path, []).append(r)
+                directory = _source_dir(r)
+                if directory is not None:
+                    dirs.append((directory, r))
     if not scripts:
         return records
     out: list[Record] = []
     for r in records:
         if isinstance(r, DataLoader):
-            jobs = scripts.get(posixpath.normpath(r.location.file), [])
+            jobs = _jobs_for(posixpath.normpath(r.location.file), scripts, dirs)
             if jobs:
                 verdicts = [(gpu_of_instance(j.instance_type), j) for j in jobs]
                 gpu_job = next(((g, j) for g, j in verdicts if g is True), None)
                 gpu, job = gpu_job or verdicts[0]
-                evidence = f"it is the entry point of {job.address} ({job.instance_type})"
+                how = (
+                    "the entry point"
+                    if posixpath.normpath(r.location.file) in scripts
+                    else "in the source_dir"
+                )
+                evidence = f"it is {how} of {job.address} ({job.instance_type})"
                 r = replace(r, gpu=gpu, job=job.address, gpu_evidence=evidence)
         out.append(r)
     return out

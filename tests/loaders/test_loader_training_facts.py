@@ -165,3 +165,24 @@ def test_dict_of_a_dict_inside_a_function_does_not_crash(tmp_path: Path) -> None
     result = scan_files(tmp_path, {"launch.py": code})
     assert result.errors == []
     assert [j.instance_type for j in jobs(result)] == ["ml.g5.xlarge"]
+
+
+def test_a_module_of_the_source_dir_runs_on_the_job_too(tmp_path: Path) -> None:
+    """Field test (a MELD sentiment model): the DataLoaders live in `training/meld_dataset.py`,
+    which the entry point `training/train.py` imports; the whole source_dir runs on the GPU job."""
+    launcher = (
+        "from sagemaker.pytorch import PyTorch\n"
+        'est = PyTorch(entry_point="train.py", source_dir="training", instance_type="ml.g5.xlarge")\n'
+    )
+    helper = "from torch.utils.data import DataLoader\n\ndef loaders(ds):\n    return DataLoader(ds, batch_size=32)\n"
+    files = {
+        "launch.py": launcher,
+        "training/train.py": "import meld_dataset\n",
+        "training/meld_dataset.py": helper,
+    }
+    result = scan_files(tmp_path, {**files, "other/data.py": helper}, select=("FIN601",))
+    by_file = {Path(d.location.file).parent.name: d for d in loaders(result)}
+    assert by_file["training"].gpu is True and by_file["training"].job == "launch:est"
+    assert by_file["other"].gpu is None  # outside the source_dir: not the job's code
+    assert [(Path(f.file).name, f.line) for f in result.findings] == [("meld_dataset.py", 4)]
+    assert "in the source_dir of launch:est" in result.findings[0].message

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 import builtins
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from finlint.ir import Unknown
 from finlint.loaders.sagemaker_sdk.scope import ClassVal, FuncVal, Scope
@@ -16,10 +16,6 @@ from finlint.loaders.sagemaker_sdk.values import (
     is_known_scalar,
     merge,
 )
-
-if TYPE_CHECKING:
-    from finlint.loaders.sagemaker_sdk.interp import Interpreter
-
 
 BUILTINS = frozenset(dir(builtins))
 
