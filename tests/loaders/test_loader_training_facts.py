@@ -174,7 +174,11 @@ def test_a_module_of_the_source_dir_runs_on_the_job_too(tmp_path: Path) -> None:
         "from sagemaker.pytorch import PyTorch\n"
         'est = PyTorch(entry_point="train.py", source_dir="training", instance_type="ml.g5.xlarge")\n'
     )
-    helper = "from torch.utils.data import DataLoader\n\ndef loaders(ds):\n    return DataLoader(ds, batch_size=32)\n"
+    helper = (
+        "from torch.utils.data import DataLoader\n\n"
+        "def loaders(ds):\n"
+        "    return DataLoader(ds, batch_size=32)\n"
+    )
     files = {
         "launch.py": launcher,
         "training/train.py": "import meld_dataset\n",
