@@ -129,7 +129,7 @@ class TrainingJob(Record):
     runs_multiplier: Maybe[int] = 1  # e.g. HyperparameterTuner max_jobs
     training_plan: Maybe[str] = None  # reserved capacity (training plan ARN)
     file_system_mounts: tuple[Mount, ...] = ()  # FileSystemDataSource inputs etc.
-    training_image: Maybe[str] = None  # container image URI (TrainingImage, image_uri)
+    training_image: Maybe[str] = None  # image URI (TrainingImage, image_uri); SDK f-strings: the template
     framework: Maybe[str] = None  # pytorch | tensorflow | ...: named by the launcher (SDK class)
     entry_point: Maybe[str] = None  # training script the job runs (SDK entry_point / entry_script)
     source_dir: Maybe[str] = None  # directory the entry point is resolved in (SDK source_dir)

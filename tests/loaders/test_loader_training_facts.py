@@ -190,3 +190,33 @@ def test_a_module_of_the_source_dir_runs_on_the_job_too(tmp_path: Path) -> None:
     assert by_file["other"].gpu is None  # outside the source_dir: not the job's code
     assert [(Path(f.file).name, f.line) for f in result.findings] == [("meld_dataset.py", 4)]
     assert "in the source_dir of launch:est" in result.findings[0].message
+
+
+def test_a_test_file_in_the_source_dir_is_not_training_code(tmp_path: Path) -> None:
+    """Field test: `training/test_logging.py` builds a mock DataLoader; it never feeds the job."""
+    launcher = (
+        "from sagemaker.pytorch import PyTorch\n"
+        'est = PyTorch(entry_point="train.py", source_dir="training", instance_type="ml.g5.xlarge")\n'
+    )
+    mock = "from torch.utils.data import DataLoader\n\ndef test_logging():\n    DataLoader([1])\n"
+    result = scan_files(
+        tmp_path, {"launch.py": launcher, "training/test_logging.py": mock}, select=("FIN601",)
+    )
+    assert loaders(result) == [] and result.findings == []
+
+
+def test_framework_from_an_explicit_image_wins_over_the_estimator_class(tmp_path: Path) -> None:
+    """Field test (Nova recipe notebooks): a PyTorch estimator running a vendor image
+    (`.../nova-fine-tune-repo:...`, region from an f-string) is not PyTorch training code."""
+    code = (
+        "from sagemaker.pytorch import PyTorch\n"
+        "region = boto3.Session().region_name\n"
+        'image_uri = f"708977205387.dkr.ecr.{region}.amazonaws.com/nova-fine-tune-repo:SM-TJ-DPO-latest"\n'
+        "est = PyTorch(image_uri=image_uri, instance_type='ml.p5.48xlarge', instance_count=4,\n"
+        "              max_run=432000)\n"
+        'pt = PyTorch(entry_point="t.py", instance_type="ml.p5.48xlarge", max_run=432000)\n'
+    )
+    result = scan_files(tmp_path, {"launch.py": code}, select=("FIN502",))
+    est = next(j for j in jobs(result) if j.address == "launch:est")
+    assert str(est.training_image).endswith("/nova-fine-tune-repo:SM-TJ-DPO-latest")
+    assert [f.resource for f in result.findings] == ["launch:pt"]  # the class alone still says PyTorch

@@ -73,21 +73,21 @@ _IMAGE_FRAMEWORKS = (
 
 @fact
 def training_framework(record: Record) -> Any:
-    """The framework a job runs: named by its launcher (SDK class), else read from its image URI.
+    """The framework a job runs: read from its image's repository name when it has one, else the
+    one its launcher names (an SDK framework class with the framework's own image).
 
-    An image that names no known framework (a custom ECR repository) is None: FIN502 stays silent.
+    An explicit image that names no known framework (a custom or vendor repository such as
+    ``nova-fine-tune-repo``, even behind a ``PyTorch`` estimator) is None: FIN502 stays silent.
     """
     if not isinstance(record, TrainingJob):
         return None
-    if isinstance(record.framework, str):
-        return record.framework
     image = record.training_image
     if isinstance(image, str):
         repository = image.rsplit("/", 1)[-1]
         return next((name for name, rx in _IMAGE_FRAMEWORKS if rx.search(repository)), None)
-    if is_unknown(record.framework):
+    if image is None:
         return record.framework
-    return image  # None or Unknown
+    return image  # Unknown: the image decides, and it is not known
 
 
 @fact

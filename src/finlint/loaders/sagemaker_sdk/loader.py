@@ -73,7 +73,7 @@ def load_file(path: Path, display: str, text: str, options: dict[str, Any]) -> L
         tree, line_map = parsed
         if sdk:
             _analyse(tree, line_map, path, display, text, options, result)
-        if torch_data:
+        if torch_data and not _is_test_file(path):  # a test's DataLoader feeds no training job
             result.records.extend(load_data_loaders(tree, line_map, display, text, path.stem))
     except (RecursionError, MemoryError):
         result.errors.append(LoadError(display, 1, "file is nested too deeply to analyse"))
@@ -223,7 +223,7 @@ def _analyse(
     options: dict[str, Any],
     result: LoadResult,
 ) -> None:
-    is_test_file = path.name.startswith("test_") or path.stem.endswith("_test") or path.name == "conftest.py"
+    is_test_file = _is_test_file(path)
     interp = SdkInterpreter(is_test_file=is_test_file)
     interp.run_module(tree)
     for line, message in interp.notices:
@@ -243,6 +243,10 @@ def _analyse(
             record = record.with_changes(suppressions=_notebook_suppressions(launch, cell_lines, line_map))
         if record is not None:
             result.records.append(record)
+
+
+def _is_test_file(path: Path) -> bool:
+    return path.name.startswith("test_") or path.stem.endswith("_test") or path.name == "conftest.py"
 
 
 def _notebook_suppressions(launch: Launch, lines: list[str], line_map: LineMap) -> tuple[Suppression, ...]:
@@ -321,8 +325,9 @@ def _ir_value(ir_field: str, value: Any) -> Any:
         if isinstance(value, str):
             return value
         if isinstance(value, PartialStr):
-            if ir_field == "checkpoint_s3_uri":
-                return value.template  # present; only its presence matters to the rules
+            if ir_field in ("checkpoint_s3_uri", "training_image"):
+                # present; the rules read only its presence, or the image's repository name
+                return value.template
             return Unknown(f"partly dynamic string {value.template!r}")
         return Unknown(f"{_shown(value)} is not a string")
     return value
