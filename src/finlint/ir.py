@@ -133,6 +133,7 @@ class TrainingJob(Record):
     framework: Maybe[str] = None  # pytorch | tensorflow | ...: named by the launcher (SDK class)
     entry_point: Maybe[str] = None  # training script the job runs (SDK entry_point / entry_script)
     source_dir: Maybe[str] = None  # directory the entry point is resolved in (SDK source_dir)
+    warm_pool_peers: int = 0  # other jobs in the same file that can reuse its warm pool (linking)
 
 
 @dataclass(frozen=True)

@@ -133,6 +133,6 @@ def link(records: list[Record]) -> list[Record]:
                 ),
             )
         out.append(r)
-    from finlint.linking_entrypoints import link_entry_points
+    from finlint.linking_entrypoints import link_entry_points, link_warm_pools
 
-    return link_entry_points(out)
+    return link_warm_pools(link_entry_points(out))

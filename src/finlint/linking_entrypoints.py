@@ -82,3 +82,32 @@ def link_entry_points(records: list[Record]) -> list[Record]:
                 r = replace(r, gpu=gpu, job=job.address, gpu_evidence=evidence)
         out.append(r)
     return out
+
+
+def link_warm_pools(records: list[Record]) -> list[Record]:
+    """``warm_pool_peers``: how many other jobs in the same file could reuse a job's warm pool.
+
+    SageMaker hands a retained pool to the next job with the same instance type and count (and
+    role, network and volume settings finlint does not compare); several such launches in one file
+    are the back-to-back iteration warm pools exist for. Only jobs with a known type and count
+    and a positive keep-alive are counted.
+    """
+    keyed: dict[tuple[str, str, int], list[int]] = {}
+    for index, r in enumerate(records):
+        if (
+            isinstance(r, TrainingJob)
+            and isinstance(r.keep_alive_s, int)
+            and r.keep_alive_s > 0
+            and isinstance(r.instance_type, str)
+        ):
+            count = 1 if r.instance_count is None else r.instance_count
+            if isinstance(count, int):
+                keyed.setdefault((r.location.file, r.instance_type, count), []).append(index)
+    out = list(records)
+    for indexes in keyed.values():
+        if len(indexes) > 1:
+            for index in indexes:
+                job = records[index]
+                assert isinstance(job, TrainingJob)
+                out[index] = replace(job, warm_pool_peers=len(indexes) - 1)
+    return out

@@ -71,7 +71,7 @@ def test_cli_writes_one_policy_per_exportable_rule(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["export", "checkov", str(out)])
     assert result.exit_code == 0, result.output
     names = sorted(p.name for p in out.iterdir())
-    assert names == [f"CKV2_FIN_{n}.yaml" for n in ("101", "201", "202", "204", "301", "401", "501")]
+    assert names == [f"CKV2_FIN_{n}.yaml" for n in ("101", "201", "202", "204", "301", "401")]
     assert "FIN000 parse-error -> not exported (nothing)" in result.output
     assert "FIN301 oversized-p5 -> CKV2_FIN_301 (weaker)" in result.output
     assert (

@@ -220,3 +220,23 @@ def test_framework_from_an_explicit_image_wins_over_the_estimator_class(tmp_path
     est = next(j for j in jobs(result) if j.address == "launch:est")
     assert str(est.training_image).endswith("/nova-fine-tune-repo:SM-TJ-DPO-latest")
     assert [f.resource for f in result.findings] == ["launch:pt"]  # the class alone still says PyTorch
+
+
+def test_jobs_that_can_reuse_one_warm_pool_are_peers(tmp_path: Path) -> None:
+    """Field test (an SMP benchmark notebook): several launches with the same instance type and
+    count and a keep-alive run back to back, which is what warm pools are for: FIN501 is silent."""
+    one = (
+        "PyTorch(entry_point='t.py', instance_type='{t}', max_run=86400, keep_alive_period_in_seconds=1800)\n"
+    )
+    code = (
+        "from sagemaker.pytorch import PyTorch\n"
+        + "a = "
+        + one.format(t="ml.p4d.24xlarge")
+        + "b = "
+        + one.format(t="ml.p4d.24xlarge")
+        + "c = "
+        + one.format(t="ml.p5.48xlarge")
+    )
+    result = scan_files(tmp_path, {"bench.py": code}, select=("FIN501",))
+    assert {j.address: j.warm_pool_peers for j in jobs(result)} == {"bench:a": 1, "bench:b": 1, "bench:c": 0}
+    assert [f.resource for f in result.findings] == ["bench:c"]
