@@ -240,3 +240,23 @@ def test_jobs_that_can_reuse_one_warm_pool_are_peers(tmp_path: Path) -> None:
     result = scan_files(tmp_path, {"bench.py": code}, select=("FIN501",))
     assert {j.address: j.warm_pool_peers for j in jobs(result)} == {"bench:a": 1, "bench:b": 1, "bench:c": 0}
     assert [f.resource for f in result.findings] == ["bench:c"]
+
+
+def test_a_describe_training_job_response_is_not_a_launch(tmp_path: Path) -> None:
+    """Field test (the ACK controller's test data): saved DescribeTrainingJob responses carry
+    TrainingJobArn and TrainingJobStatus; they describe a job that ran, not one to launch."""
+    response = {
+        "TrainingJobName": "xgb",
+        "TrainingJobArn": "arn:aws:sagemaker:us-west-2:123456789012:training-job/xgb",
+        "TrainingJobStatus": "Completed",
+        "AlgorithmSpecification": {"TrainingImage": IMG, "TrainingInputMode": "File"},
+        "ResourceConfig": {
+            "InstanceType": "ml.g5.xlarge",
+            "InstanceCount": 1,
+            "KeepAlivePeriodInSeconds": 1800,
+        },
+        "StoppingCondition": {"MaxRuntimeInSeconds": 86400},
+    }
+    result = scan_files(tmp_path, {"describe.json": json.dumps(response, indent=2)})
+    assert jobs(result) == [] and result.findings == [] and result.errors == []
+    assert [n.message for n in result.notices] == ["a DescribeTrainingJob response, not a request: skipped"]

@@ -56,6 +56,8 @@ _PIPELINE_STEP_TYPES = frozenset(
 
 
 _REQUEST_MARKERS = ("TrainingJobName", "RoleArn", "StoppingCondition", "OutputDataConfig")
+#: Keys only a DescribeTrainingJob response has (a CreateTrainingJob request never does).
+_RESPONSE_KEYS = frozenset({"TrainingJobArn", "TrainingJobStatus"})
 
 
 def _kind(doc: Any) -> str | None:
@@ -112,7 +114,14 @@ def _validate_blocks(doc: Mapping[str, Any], ctx: DocContext, result: ir.LoadRes
 def load(doc: Any, ctx: DocContext) -> ir.LoadResult:
     result = ir.LoadResult()
     kind = _kind(doc)
-    if kind == "training-request":
+    if kind == "training-request" and set(doc) >= _RESPONSE_KEYS:
+        # a DescribeTrainingJob response (saved output, a test fixture): a record of a job that
+        # already ran, not a launch; rules about what a launch will cost do not apply
+        line = Reader(ctx).root_line(doc)
+        result.notices.append(
+            ir.Notice(ctx.file, line, "a DescribeTrainingJob response, not a request: skipped")
+        )
+    elif kind == "training-request":
         _validate_blocks(doc, ctx, result)
         name = doc.get("TrainingJobName")
         plain = isinstance(name, str) and not TEMPLATED.search(name)
