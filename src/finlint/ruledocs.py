@@ -20,6 +20,7 @@ _LANGS = {"terraform": "hcl", "sagemaker-python": "python", "sagemaker-api": "js
 def _example_title(ex: Example) -> str:
     if ex.kind == "fail":
         where = f" at line {', '.join(map(str, ex.lines))}" if ex.lines else ""
+        where += f", {ex.severity}" if ex.severity else ""
         return f"Anti-pattern (fires{where}): {ex.name} ({ex.format})"
     return f"Best practice (passes): {ex.name} ({ex.format})"
 
