@@ -280,6 +280,7 @@ def rules(fmt: str, policy_dir: tuple[Path, ...]) -> None:
                 "id": p.id,
                 "name": p.name,
                 "severity": p.severity,
+                "severities": list(p.severities()),  # with severity_when: every level a case can set
                 "summary": p.summary,
                 "applies_to": list(p.applies_to),
             }
@@ -289,7 +290,7 @@ def rules(fmt: str, policy_dir: tuple[Path, ...]) -> None:
         return
     width = max((len(p.name) for p in policies), default=10)
     for p in policies:
-        click.echo(f"{p.id}  {p.name:<{width}}  {p.severity:<8}  {p.summary}")
+        click.echo(f"{p.id}  {p.name:<{width}}  {p.severity_label():<11}  {p.summary}")
 
 
 @main.command()
