@@ -260,3 +260,21 @@ def test_a_describe_training_job_response_is_not_a_launch(tmp_path: Path) -> Non
     result = scan_files(tmp_path, {"describe.json": json.dumps(response, indent=2)})
     assert jobs(result) == [] and result.findings == [] and result.errors == []
     assert [n.message for n in result.notices] == ["a DescribeTrainingJob response, not a request: skipped"]
+
+
+def test_cuda_in_a_notebook_is_read_from_the_cells_not_the_json(tmp_path: Path) -> None:
+    """In the .ipynb JSON, `device="cuda"` is written `device=\\"cuda\\"`: the cells' source is searched."""
+    cells = [
+        "import torch\nfrom torch.utils.data import DataLoader\n",
+        'device = torch.device("cuda")\nloader = DataLoader(torch.zeros(4), batch_size=2)\n',
+    ]
+    notebook = {
+        "cells": [{"cell_type": "code", "metadata": {}, "source": c.splitlines(True)} for c in cells],
+        "metadata": {},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    text = json.dumps(notebook, indent=1)
+    (loader,) = loaders(scan_files(tmp_path, {"nb.ipynb": text}))
+    cuda_line = next(i for i, line in enumerate(text.splitlines(), 1) if "torch.device" in line)
+    assert loader.gpu is True and loader.gpu_evidence == f"the script uses CUDA (line {cuda_line})"

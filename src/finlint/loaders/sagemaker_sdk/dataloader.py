@@ -153,8 +153,11 @@ def load_data_loaders(
     if not any(q.startswith("torch") for q in imports.values()):
         return []
     values = _Values(tree)
-    cuda = _CUDA.search(text)
-    gpu_line = text.count("\n", 0, cuda.start()) + 1 if cuda else None
+    # the module's own source (a notebook's code cells, not its JSON), so quotes are Python's
+    cells = getattr(tree, "finlint_source_lines", None)
+    source = "\n".join(cells) if isinstance(cells, list) else text
+    cuda = _CUDA.search(source)
+    gpu_line = line_map(source.count("\n", 0, cuda.start()) + 1) if cuda else None
     calls = sorted(
         (
             n
