@@ -151,5 +151,55 @@ def python_launchers(given: Sequence[Path], index: RepoIndex) -> Iterator[Path]:
                     yield candidate
 
 
+#: How far above a training script its launcher may sit (``source_dir="src/training"``).
+MAX_SCRIPT_DEPTH = 3
+
+
+def training_script_launchers(given: Sequence[Path], index: RepoIndex) -> Iterator[Path]:
+    """The SageMaker launchers that run a changed training script (FIN601 needs the job's
+    instance type): files in the script's folder or up to :data:`MAX_SCRIPT_DEPTH` folders above
+    that mention SageMaker and name the script (its ``entry_point``) or a folder on the way
+    down to it (its ``source_dir``). Only scripts that build a ``DataLoader`` ask."""
+    seen: set[Path] = set()
+    for path in given:
+        if path.suffix not in PYTHON:
+            continue
+        try:
+            if "DataLoader" not in path.read_text("utf-8", errors="replace")[:MAX_SNIFF_BYTES]:
+                continue
+        except OSError:
+            continue
+        folder, below = path.parent, [path.name]
+        for _level in range(MAX_SCRIPT_DEPTH + 1):
+            if not folder.is_relative_to(index.root):
+                break
+            names = [re.escape(n) for n in below]
+            pattern = re.compile(rf"[\"'/](?:{'|'.join(names)})[\"'/]")
+            for candidate in sorted(folder.glob("*")):
+                if candidate.suffix not in PYTHON or candidate == path or candidate in seen:
+                    continue
+                if index.is_excluded(candidate) or not candidate.is_file():
+                    continue
+                try:
+                    if candidate.stat().st_size > MAX_SNIFF_BYTES:
+                        continue
+                    text = candidate.read_text("utf-8", errors="replace")
+                except OSError:
+                    continue
+                if "sagemaker" in text and pattern.search(text):
+                    seen.add(candidate)
+                    yield candidate
+            below.append(folder.name)
+            if folder == index.root:
+                break
+            folder = folder.parent
+
+
 #: The context providers, in order. A new format adds its hook here.
-HOOKS: tuple[ContextHook, ...] = (kubernetes_storage, terraform_callers, helm_chart, python_launchers)
+HOOKS: tuple[ContextHook, ...] = (
+    kubernetes_storage,
+    terraform_callers,
+    helm_chart,
+    python_launchers,
+    training_script_launchers,
+)
