@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from finlint.ir import Unknown
-from finlint.loaders.sagemaker_sdk.interp import Interpreter
+from finlint.loaders.sagemaker_sdk.calls import FollowingInterpreter
 from finlint.loaders.sagemaker_sdk.scope import ClassVal, FuncVal, Scope
+from finlint.loaders.sagemaker_sdk.sources import PathVal, Sources
 from finlint.loaders.sagemaker_sdk.values import (
     CallArgs,
     ClientVal,
@@ -148,11 +149,11 @@ def classify(ref: Ref) -> str | None:
     return _SDK_KINDS.get(last)
 
 
-class SdkInterpreter(Interpreter):
+class SdkInterpreter(FollowingInterpreter):
     """The interpreter with SageMaker meaning: collects :class:`Launch` records."""
 
-    def __init__(self, is_test_file: bool = False) -> None:
-        super().__init__(is_test_file)
+    def __init__(self, is_test_file: bool = False, sources: Sources | None = None) -> None:
+        super().__init__(is_test_file, sources)
         self.launches: list[Launch] = []
         self.notices: list[tuple[int, str]] = []
 
@@ -166,7 +167,8 @@ class SdkInterpreter(Interpreter):
             launch.skip = "inside a test"
         if self.loop_depth:
             launch.extra["in_loop"] = True
-        self.launches.append(launch)
+        if not self.shadow:  # a call evaluated for its value only records no launch
+            self.launches.append(launch)
         return launch
 
     def model_call(
@@ -209,7 +211,7 @@ class SdkInterpreter(Interpreter):
             return ParserVal()
         if kind == "boto3_client":
             return ClientVal(args.positional[0] if args.positional else Unknown())
-        if kind == "path_join":
+        if kind == "path_join" and not any(isinstance(p, PathVal) for p in args.positional):
             return _join("/", args.positional, node.args)
         return NotImplemented
 

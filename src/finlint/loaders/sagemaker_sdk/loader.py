@@ -17,6 +17,7 @@ from typing import Any, Callable
 from finlint.ir import LoadError, LoadResult, Location, Notice, Record, Suppression, TrainingJob, Unknown
 from finlint.loaders.base import DocContext, no_finalize
 from finlint.loaders.sagemaker_sdk.launch import Launch, SdkInterpreter
+from finlint.loaders.sagemaker_sdk.sources import Sources, origin_of
 from finlint.loaders.sagemaker_sdk.values import DictVal, PartialStr
 from finlint.yamlload import LineDict, LineList, YamlLoadError, load_all
 
@@ -208,7 +209,7 @@ def _analyse(
     result: LoadResult,
 ) -> None:
     is_test_file = path.name.startswith("test_") or path.stem.endswith("_test") or path.name == "conftest.py"
-    interp = SdkInterpreter(is_test_file=is_test_file)
+    interp = SdkInterpreter(is_test_file=is_test_file, sources=Sources(path, display))
     interp.run_module(tree)
     for line, message in interp.notices:
         result.notices.append(Notice(display, line_map(line), message))
@@ -253,12 +254,18 @@ def _to_record(
         return _api_record(launch, address, location, extra, line_map, ctx, result)
     values: dict[str, Any] = {}
     attr_lines: dict[str, int] = {}
+    sources: dict[str, dict[str, Any]] = {}
     for ir_field, (value, line) in launch.fields.items():
         converted = _ir_value(ir_field, value)
         if converted is None:
             continue
         values[ir_field] = converted
         attr_lines[ir_field] = line_map(line)
+        origin = origin_of(value)
+        if origin is not None:  # read from a config file: the finding names (and points at) it
+            sources[ir_field] = {"file": origin[0], "line": origin[1], "what": "config file"}
+    if sources:
+        extra["value_sources"] = sources
     if launch.runs is not None:
         runs = _ir_value("instance_count", launch.runs[0])
         values["runs_multiplier"] = 1 if runs is None else runs
