@@ -491,6 +491,8 @@ class Interpreter:
         index_ok = isinstance(key, int) and not isinstance(key, bool)
         if isinstance(base, tuple) and index_ok and -len(base) <= key < len(base):
             return base[key]
+        if isinstance(base, Unknown) and base.reason and base.reason.startswith(("config file", "`")):
+            return Unknown(f"`{text_of(node)}`: {base.reason}")  # say why the container is unknown
         return Unknown(f"`{text_of(node)}` is not known statically")
 
     def eval_args(self, node: ast.Call, scope: Scope) -> CallArgs:

@@ -1,0 +1,315 @@
+"""Issue 12: launch settings that travel (helpers, methods, config files, sibling modules).
+
+Every fixture is hand-written, shaped like public launchers: kwargs built in a method, a YAML
+config next to the script, constants imported from a sibling module.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from finlint.ir import TrainingJob, Unknown
+from finlint.loaders.sagemaker_sdk.loader import load_file
+from tests.conftest import scan_paths
+
+HEADER = "from sagemaker.pytorch import PyTorch\nfrom sagemaker.estimator import Estimator\n"
+
+
+def write(tmp_path: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        target = tmp_path / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if text.startswith(HEADER):
+            text = HEADER + textwrap.dedent(text[len(HEADER) :])
+        target.write_text(textwrap.dedent(text), encoding="utf-8")
+
+
+def jobs_in(tmp_path: Path, files: dict[str, str], script: str = "launch.py") -> list[TrainingJob]:
+    write(tmp_path, files)
+    path = tmp_path / script
+    result = load_file(path, script, path.read_text(), {})
+    assert not result.errors, result.errors
+    return [r for r in result.records if isinstance(r, TrainingJob)]
+
+
+def one(tmp_path: Path, files: dict[str, str], script: str = "launch.py") -> TrainingJob:
+    (job,) = jobs_in(tmp_path, files, script)
+    return job
+
+
+# --- helpers and methods ------------------------------------------------------------------------
+
+
+def test_module_helper_evaluated_with_the_call_site_argument(tmp_path: Path) -> None:
+    code = HEADER + """
+    def build_args(instance_type, hours=2):
+        args = {"instance_type": instance_type, "instance_count": 1}
+        args["max_run"] = hours * 3600
+        return args
+
+    est = PyTorch(entry_point="train.py", **build_args("ml.p5.48xlarge"))
+    est.fit()
+    """
+    job = one(tmp_path, {"launch.py": code})
+    assert job.instance_type == "ml.p5.48xlarge"
+    assert job.max_runtime_s == 7200  # the parameter's default, bound at this call site
+    assert job.attr_lines["instance_type"] == 5  # the key in the dict the helper builds
+
+
+def test_helper_called_twice_with_different_arguments(tmp_path: Path) -> None:
+    code = HEADER + """
+    def settings(kind):
+        return {"instance_type": kind, "max_run": 3600}
+
+    small = Estimator(image_uri="i", role="r", **settings("ml.g5.xlarge"))
+    large = Estimator(image_uri="i", role="r", **settings("ml.p5.48xlarge"))
+    """
+    got = sorted(j.instance_type for j in jobs_in(tmp_path, {"launch.py": code}))
+    assert got == ["ml.g5.xlarge", "ml.p5.48xlarge"]
+
+
+def test_method_via_self_with_attributes_from_init(tmp_path: Path) -> None:
+    code = HEADER + """
+    class Launcher:
+        def __init__(self, instance_type):
+            self.instance_type = instance_type
+            self.use_spot = True
+
+        def _get_estimator_args(self):
+            return {"instance_type": self.instance_type, "instance_count": 2,
+                    "use_spot_instances": self.use_spot}
+
+        def launch(self):
+            est = PyTorch(entry_point="train.py", **self._get_estimator_args())
+            est.fit()
+
+    Launcher("ml.p4d.24xlarge").launch()
+    """
+    job = one(tmp_path, {"launch.py": code})
+    assert job.instance_type == "ml.p4d.24xlarge"
+    assert job.instance_count == 2 and job.spot is True
+
+
+def test_static_and_class_methods_merged_with_double_star(tmp_path: Path) -> None:
+    code = HEADER + """
+    class Configs:
+        BASE_TYPE = "ml.g5.12xlarge"
+
+        @staticmethod
+        def spot():
+            return {"use_spot_instances": True, "max_wait": 7200}
+
+        @classmethod
+        def base(cls):
+            return {"instance_type": cls.BASE_TYPE, "max_run": 3600}
+
+    est = PyTorch(entry_point="t.py", **{**Configs.base(), **Configs.spot()})
+    """
+    job = one(tmp_path, {"launch.py": code})
+    assert job.instance_type == "ml.g5.12xlarge"
+    assert job.spot is True and job.max_runtime_s == 3600
+
+
+def test_recursive_helper_is_bounded_and_unknown(tmp_path: Path) -> None:
+    code = HEADER + """
+    def args_for(depth):
+        return args_for(depth + 1)
+
+    def ping(n):
+        return pong(n)
+
+    def pong(n):
+        return ping(n)
+
+    est = PyTorch(entry_point="t.py", instance_type=args_for(0), max_run=ping(1))
+    """
+    job = one(tmp_path, {"launch.py": code})
+    assert isinstance(job.instance_type, Unknown)
+    assert isinstance(job.max_runtime_s, Unknown)
+
+
+def test_launch_inside_helper_is_recorded_once(tmp_path: Path) -> None:
+    code = HEADER + """
+    def run(kind):
+        est = PyTorch(entry_point="t.py", instance_type=kind, max_run=3600)
+        est.fit()
+        return est
+
+    run("ml.p5.48xlarge")
+    run("ml.g5.xlarge")
+    """
+    (job,) = jobs_in(tmp_path, {"launch.py": code})  # one launch site, not one per call
+    assert isinstance(job.instance_type, Unknown)  # two calls, two values: not one of them
+
+
+# --- config files -------------------------------------------------------------------------------
+
+CONFIG_YAML = """\
+training:
+  instance_type: ml.p5.48xlarge
+  instance_count: 1
+  max_run: 7200
+"""
+
+
+def test_yaml_config_next_to_the_script(tmp_path: Path) -> None:
+    code = HEADER + """
+    import yaml
+    from pathlib import Path
+
+    cfg = yaml.safe_load(open(Path(__file__).parent / "config.yaml"))
+    train = cfg["training"]
+    est = PyTorch(
+        entry_point="train.py",
+        instance_type=train["instance_type"],
+        instance_count=train.get("instance_count", 4),
+        max_run=train.get("max_run", 3600),
+        use_spot_instances=cfg.get("use_spot_instances", False),
+    )
+    """
+    job = one(tmp_path, {"launch.py": code, "config.yaml": CONFIG_YAML})
+    assert job.instance_type == "ml.p5.48xlarge"
+    assert job.instance_count == 1 and job.max_runtime_s == 7200
+    assert job.spot is False  # absent from a known config: the .get default
+    assert job.extra["value_sources"]["instance_type"] == {
+        "file": "config.yaml",
+        "line": 2,
+        "what": "config file",
+    }
+
+
+def test_json_config_with_os_path_and_with_statement(tmp_path: Path) -> None:
+    code = HEADER + """
+    import json, os
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    with open(os.path.join(here, "conf", "job.json")) as f:
+        cfg = json.load(f)
+    est = Estimator(image_uri="i", role="r", **cfg["estimator"])
+    """
+    conf = '{\n  "estimator": {\n    "instance_type": "ml.g5.2xlarge",\n    "max_run": 5400\n  }\n}\n'
+    job = one(tmp_path, {"launch.py": code, "conf/job.json": conf})
+    assert job.instance_type == "ml.g5.2xlarge" and job.max_runtime_s == 5400
+    assert job.attr_lines["instance_type"] == 9  # the ** line in the script
+    assert job.extra["value_sources"]["max_runtime_s"]["file"] == "conf/job.json"
+    assert job.extra["value_sources"]["max_runtime_s"]["line"] == 4
+
+
+def test_omegaconf_and_argparse_default_path(tmp_path: Path) -> None:
+    code = HEADER + """
+    import argparse
+    from omegaconf import OmegaConf
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--config", default="config.yaml")
+    args = parser.parse_args()
+    cfg = OmegaConf.load(args.config)
+    est = PyTorch(entry_point="t.py", instance_type=cfg.training.instance_type if False else cfg["training"]["instance_type"])
+    """
+    job = one(tmp_path, {"launch.py": code, "config.yaml": CONFIG_YAML})
+    assert job.instance_type == "ml.p5.48xlarge"
+
+
+def test_unresolvable_and_missing_config_paths_say_why(tmp_path: Path) -> None:
+    code = HEADER + """
+    import sys, yaml
+
+    a = yaml.safe_load(open(sys.argv[1]))
+    b = yaml.safe_load(open("missing.yaml"))
+    est = PyTorch(entry_point="t.py", instance_type=a["instance_type"], max_run=b["max_run"])
+    """
+    job = one(tmp_path, {"launch.py": code})
+    assert isinstance(job.instance_type, Unknown) and isinstance(job.max_runtime_s, Unknown)
+    assert "config file path" in (job.instance_type.reason or "")
+    assert "missing.yaml is not in the scanned tree" in (job.max_runtime_s.reason or "")
+
+
+def test_empty_value_in_a_template_config_is_unknown_not_missing(tmp_path: Path) -> None:
+    code = HEADER + """
+    import yaml
+    cfg = yaml.safe_load(open("config.yml"))
+    est = PyTorch(entry_point="t.py", instance_type="ml.g5.xlarge", max_run=cfg["max_run"])
+    """
+    job = one(tmp_path, {"launch.py": code, "config.yml": "max_run:\n"})
+    assert isinstance(job.max_runtime_s, Unknown)
+    assert "'max_run' is empty in config.yml:1" in (job.max_runtime_s.reason or "")
+
+
+def test_finding_from_a_config_value_names_and_points_at_the_file(tmp_path: Path) -> None:
+    code = HEADER + """
+    import yaml
+    cfg = yaml.safe_load(open("config.yaml"))["training"]
+    est = PyTorch(entry_point="t.py", instance_type=cfg["instance_type"], max_run=cfg["max_run"])
+    est.fit()
+    """
+    write(tmp_path, {"launch.py": code, "config.yaml": CONFIG_YAML})
+    result = scan_paths([tmp_path], ("FIN301",))
+    (finding,) = [f for f in result.findings if f.rule_id == "FIN301"]
+    assert finding.file.endswith("config.yaml") and finding.line == 2
+    assert "instance_type from config file" in finding.message and "config.yaml:2" in finding.message
+
+
+# --- sibling modules ----------------------------------------------------------------------------
+
+
+def test_constants_from_sibling_modules(tmp_path: Path) -> None:
+    settings = """
+    HOURS = 3600
+    INSTANCE_TYPE = "ml.p5.48xlarge"
+    MAX_RUN = 2 * HOURS
+    TRAINING = {"instance_count": 2}
+    """
+    code = HEADER + """
+    import settings
+    from settings import INSTANCE_TYPE
+    from .pkgconf import TRAINING
+
+    est = PyTorch(entry_point="t.py", instance_type=INSTANCE_TYPE, max_run=settings.MAX_RUN,
+                  instance_count=TRAINING["instance_count"])
+    """
+    files = {"app/launch.py": code, "app/settings.py": settings, "app/pkgconf.py": settings}
+    job = one(tmp_path, files, "app/launch.py")
+    assert job.instance_type == "ml.p5.48xlarge"
+    assert job.max_runtime_s == 7200 and job.instance_count == 2
+
+
+def test_import_cycle_between_sibling_modules_is_bounded(tmp_path: Path) -> None:
+    files = {
+        "a.py": "from b import X\nY = 1\n",
+        "b.py": "from a import Y\nX = 3600\n",
+        "launch.py": HEADER + "from a import Y\nfrom b import X\n"
+        "est = PyTorch(entry_point='t.py', instance_type='ml.g5.xlarge', max_run=X)\n",
+    }
+    job = one(tmp_path, files)
+    assert job.max_runtime_s == 3600
+
+
+def test_sibling_module_functions_are_not_walked_from_the_importer(tmp_path: Path) -> None:
+    files = {
+        "pipeline.py": HEADER + "def get(t):\n    return PyTorch(entry_point='x', instance_type=t)\n",
+        "nb.py": HEADER + "from pipeline import get\nget('ml.p5.48xlarge').fit()\n",
+    }
+    assert jobs_in(tmp_path, files, "nb.py") == []  # the launch belongs to pipeline.py
+
+
+# --- .get on unknown mappings -------------------------------------------------------------------
+
+
+def test_get_default_is_never_assumed_on_an_unknown_mapping(tmp_path: Path) -> None:
+    code = HEADER + """
+    import argparse
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--max-run", type=int, default=7200)
+    args = parser.parse_args()
+    cfg = load_config()
+    est = PyTorch(entry_point="t.py", instance_type="ml.g5.xlarge",
+                  use_spot_instances=cfg.get("use_spot_instances", False),
+                  max_run=vars(args).get("max_run", 60),
+                  max_wait=getattr(args, "max_wait", 100))
+    """
+    job = one(tmp_path, {"launch.py": code})
+    # Unknown, never the default False: spot on a flag with no checkpoint is FIN201's case.
+    assert "default is not assumed" in job.extra["spot_conditional"]
+    assert job.max_runtime_s == 7200  # vars(args) is known: the argparse default
+    assert job.max_wait_s == 100  # not an argument: getattr's default on a known namespace
