@@ -9,9 +9,10 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+from tests.conftest import scan_paths
+
 from finlint.ir import TrainingJob, Unknown
 from finlint.loaders.sagemaker_sdk.loader import load_file
-from tests.conftest import scan_paths
 
 HEADER = "from sagemaker.pytorch import PyTorch\nfrom sagemaker.estimator import Estimator\n"
 
@@ -42,7 +43,9 @@ def one(tmp_path: Path, files: dict[str, str], script: str = "launch.py") -> Tra
 
 
 def test_module_helper_evaluated_with_the_call_site_argument(tmp_path: Path) -> None:
-    code = HEADER + """
+    code = (
+        HEADER
+        + """
     def build_args(instance_type, hours=2):
         args = {"instance_type": instance_type, "instance_count": 1}
         args["max_run"] = hours * 3600
@@ -51,6 +54,7 @@ def test_module_helper_evaluated_with_the_call_site_argument(tmp_path: Path) -> 
     est = PyTorch(entry_point="train.py", **build_args("ml.p5.48xlarge"))
     est.fit()
     """
+    )
     job = one(tmp_path, {"launch.py": code})
     assert job.instance_type == "ml.p5.48xlarge"
     assert job.max_runtime_s == 7200  # the parameter's default, bound at this call site
@@ -58,19 +62,24 @@ def test_module_helper_evaluated_with_the_call_site_argument(tmp_path: Path) -> 
 
 
 def test_helper_called_twice_with_different_arguments(tmp_path: Path) -> None:
-    code = HEADER + """
+    code = (
+        HEADER
+        + """
     def settings(kind):
         return {"instance_type": kind, "max_run": 3600}
 
     small = Estimator(image_uri="i", role="r", **settings("ml.g5.xlarge"))
     large = Estimator(image_uri="i", role="r", **settings("ml.p5.48xlarge"))
     """
+    )
     got = sorted(j.instance_type for j in jobs_in(tmp_path, {"launch.py": code}))
     assert got == ["ml.g5.xlarge", "ml.p5.48xlarge"]
 
 
 def test_method_via_self_with_attributes_from_init(tmp_path: Path) -> None:
-    code = HEADER + """
+    code = (
+        HEADER
+        + """
     class Launcher:
         def __init__(self, instance_type):
             self.instance_type = instance_type
@@ -86,13 +95,16 @@ def test_method_via_self_with_attributes_from_init(tmp_path: Path) -> None:
 
     Launcher("ml.p4d.24xlarge").launch()
     """
+    )
     job = one(tmp_path, {"launch.py": code})
     assert job.instance_type == "ml.p4d.24xlarge"
     assert job.instance_count == 2 and job.spot is True
 
 
 def test_static_and_class_methods_merged_with_double_star(tmp_path: Path) -> None:
-    code = HEADER + """
+    code = (
+        HEADER
+        + """
     class Configs:
         BASE_TYPE = "ml.g5.12xlarge"
 
@@ -106,13 +118,16 @@ def test_static_and_class_methods_merged_with_double_star(tmp_path: Path) -> Non
 
     est = PyTorch(entry_point="t.py", **{**Configs.base(), **Configs.spot()})
     """
+    )
     job = one(tmp_path, {"launch.py": code})
     assert job.instance_type == "ml.g5.12xlarge"
     assert job.spot is True and job.max_runtime_s == 3600
 
 
 def test_recursive_helper_is_bounded_and_unknown(tmp_path: Path) -> None:
-    code = HEADER + """
+    code = (
+        HEADER
+        + """
     def args_for(depth):
         return args_for(depth + 1)
 
@@ -124,13 +139,16 @@ def test_recursive_helper_is_bounded_and_unknown(tmp_path: Path) -> None:
 
     est = PyTorch(entry_point="t.py", instance_type=args_for(0), max_run=ping(1))
     """
+    )
     job = one(tmp_path, {"launch.py": code})
     assert isinstance(job.instance_type, Unknown)
     assert isinstance(job.max_runtime_s, Unknown)
 
 
 def test_launch_inside_helper_is_recorded_once(tmp_path: Path) -> None:
-    code = HEADER + """
+    code = (
+        HEADER
+        + """
     def run(kind):
         est = PyTorch(entry_point="t.py", instance_type=kind, max_run=3600)
         est.fit()
@@ -139,6 +157,7 @@ def test_launch_inside_helper_is_recorded_once(tmp_path: Path) -> None:
     run("ml.p5.48xlarge")
     run("ml.g5.xlarge")
     """
+    )
     (job,) = jobs_in(tmp_path, {"launch.py": code})  # one launch site, not one per call
     assert isinstance(job.instance_type, Unknown)  # two calls, two values: not one of them
 
@@ -154,7 +173,9 @@ training:
 
 
 def test_yaml_config_next_to_the_script(tmp_path: Path) -> None:
-    code = HEADER + """
+    code = (
+        HEADER
+        + """
     import yaml
     from pathlib import Path
 
@@ -168,6 +189,7 @@ def test_yaml_config_next_to_the_script(tmp_path: Path) -> None:
         use_spot_instances=cfg.get("use_spot_instances", False),
     )
     """
+    )
     job = one(tmp_path, {"launch.py": code, "config.yaml": CONFIG_YAML})
     assert job.instance_type == "ml.p5.48xlarge"
     assert job.instance_count == 1 and job.max_runtime_s == 7200
@@ -180,7 +202,9 @@ def test_yaml_config_next_to_the_script(tmp_path: Path) -> None:
 
 
 def test_json_config_with_os_path_and_with_statement(tmp_path: Path) -> None:
-    code = HEADER + """
+    code = (
+        HEADER
+        + """
     import json, os
 
     here = os.path.dirname(os.path.abspath(__file__))
@@ -188,6 +212,7 @@ def test_json_config_with_os_path_and_with_statement(tmp_path: Path) -> None:
         cfg = json.load(f)
     est = Estimator(image_uri="i", role="r", **cfg["estimator"])
     """
+    )
     conf = '{\n  "estimator": {\n    "instance_type": "ml.g5.2xlarge",\n    "max_run": 5400\n  }\n}\n'
     job = one(tmp_path, {"launch.py": code, "conf/job.json": conf})
     assert job.instance_type == "ml.g5.2xlarge" and job.max_runtime_s == 5400
@@ -197,7 +222,9 @@ def test_json_config_with_os_path_and_with_statement(tmp_path: Path) -> None:
 
 
 def test_omegaconf_and_argparse_default_path(tmp_path: Path) -> None:
-    code = HEADER + """
+    code = (
+        HEADER
+        + """
     import argparse
     from omegaconf import OmegaConf
 
@@ -205,20 +232,24 @@ def test_omegaconf_and_argparse_default_path(tmp_path: Path) -> None:
     parser.add_argument("--config", default="config.yaml")
     args = parser.parse_args()
     cfg = OmegaConf.load(args.config)
-    est = PyTorch(entry_point="t.py", instance_type=cfg.training.instance_type if False else cfg["training"]["instance_type"])
+    est = PyTorch(entry_point="t.py", instance_type=cfg["training"]["instance_type"])
     """
+    )
     job = one(tmp_path, {"launch.py": code, "config.yaml": CONFIG_YAML})
     assert job.instance_type == "ml.p5.48xlarge"
 
 
 def test_unresolvable_and_missing_config_paths_say_why(tmp_path: Path) -> None:
-    code = HEADER + """
+    code = (
+        HEADER
+        + """
     import sys, yaml
 
     a = yaml.safe_load(open(sys.argv[1]))
     b = yaml.safe_load(open("missing.yaml"))
     est = PyTorch(entry_point="t.py", instance_type=a["instance_type"], max_run=b["max_run"])
     """
+    )
     job = one(tmp_path, {"launch.py": code})
     assert isinstance(job.instance_type, Unknown) and isinstance(job.max_runtime_s, Unknown)
     assert "config file path" in (job.instance_type.reason or "")
@@ -226,23 +257,29 @@ def test_unresolvable_and_missing_config_paths_say_why(tmp_path: Path) -> None:
 
 
 def test_empty_value_in_a_template_config_is_unknown_not_missing(tmp_path: Path) -> None:
-    code = HEADER + """
+    code = (
+        HEADER
+        + """
     import yaml
     cfg = yaml.safe_load(open("config.yml"))
     est = PyTorch(entry_point="t.py", instance_type="ml.g5.xlarge", max_run=cfg["max_run"])
     """
+    )
     job = one(tmp_path, {"launch.py": code, "config.yml": "max_run:\n"})
     assert isinstance(job.max_runtime_s, Unknown)
     assert "'max_run' is empty in config.yml:1" in (job.max_runtime_s.reason or "")
 
 
 def test_finding_from_a_config_value_names_and_points_at_the_file(tmp_path: Path) -> None:
-    code = HEADER + """
+    code = (
+        HEADER
+        + """
     import yaml
     cfg = yaml.safe_load(open("config.yaml"))["training"]
     est = PyTorch(entry_point="t.py", instance_type=cfg["instance_type"], max_run=cfg["max_run"])
     est.fit()
     """
+    )
     write(tmp_path, {"launch.py": code, "config.yaml": CONFIG_YAML})
     result = scan_paths([tmp_path], ("FIN301",))
     (finding,) = [f for f in result.findings if f.rule_id == "FIN301"]
@@ -260,7 +297,9 @@ def test_constants_from_sibling_modules(tmp_path: Path) -> None:
     MAX_RUN = 2 * HOURS
     TRAINING = {"instance_count": 2}
     """
-    code = HEADER + """
+    code = (
+        HEADER
+        + """
     import settings
     from settings import INSTANCE_TYPE
     from .pkgconf import TRAINING
@@ -268,6 +307,7 @@ def test_constants_from_sibling_modules(tmp_path: Path) -> None:
     est = PyTorch(entry_point="t.py", instance_type=INSTANCE_TYPE, max_run=settings.MAX_RUN,
                   instance_count=TRAINING["instance_count"])
     """
+    )
     files = {"app/launch.py": code, "app/settings.py": settings, "app/pkgconf.py": settings}
     job = one(tmp_path, files, "app/launch.py")
     assert job.instance_type == "ml.p5.48xlarge"
@@ -297,7 +337,9 @@ def test_sibling_module_functions_are_not_walked_from_the_importer(tmp_path: Pat
 
 
 def test_get_default_is_never_assumed_on_an_unknown_mapping(tmp_path: Path) -> None:
-    code = HEADER + """
+    code = (
+        HEADER
+        + """
     import argparse
     parser = argparse.ArgumentParser()
     parser.add_argument("--max-run", type=int, default=7200)
@@ -308,6 +350,7 @@ def test_get_default_is_never_assumed_on_an_unknown_mapping(tmp_path: Path) -> N
                   max_run=vars(args).get("max_run", 60),
                   max_wait=getattr(args, "max_wait", 100))
     """
+    )
     job = one(tmp_path, {"launch.py": code})
     # Unknown, never the default False: spot on a flag with no checkpoint is FIN201's case.
     assert "default is not assumed" in job.extra["spot_conditional"]
