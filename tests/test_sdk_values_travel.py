@@ -356,3 +356,47 @@ def test_get_default_is_never_assumed_on_an_unknown_mapping(tmp_path: Path) -> N
     assert "default is not assumed" in job.extra["spot_conditional"]
     assert job.max_runtime_s == 7200  # vars(args) is known: the argparse default
     assert job.max_wait_s == 100  # not an argument: getattr's default on a known namespace
+
+
+# --- argparse: local mode only by default -------------------------------------------------------
+
+ARGPARSE_LOCAL = """
+import argparse
+parser = argparse.ArgumentParser()
+parser.add_argument("--instance-type", default="local", choices=[{choices}])
+args = parser.parse_args()
+est = PyTorch(entry_point="t.py", instance_type=args.instance_type)
+est.fit()
+"""
+
+
+def test_local_by_argparse_default_with_real_choices_is_checked(tmp_path: Path) -> None:
+    code = HEADER + ARGPARSE_LOCAL.format(choices='"local", "ml.p4d.24xlarge"')
+    job = one(tmp_path, {"launch.py": code})
+    assert job.instance_type == "ml.p4d.24xlarge"
+    write(tmp_path, {"launch.py": code})
+    result = scan_paths([tmp_path], ("FIN101",))
+    (finding,) = result.findings
+    assert "argparse default 'local'" in finding.message
+    assert "--instance-type ml.p4d.24xlarge" in finding.message
+
+
+def test_local_by_argparse_default_with_only_local_choices_stays_exempt(tmp_path: Path) -> None:
+    code = HEADER + ARGPARSE_LOCAL.format(choices='"local", "local_gpu"')
+    assert jobs_in(tmp_path, {"launch.py": code}) == []
+
+
+def test_local_by_argparse_default_with_instance_type_literals_in_the_file(tmp_path: Path) -> None:
+    code = (
+        HEADER
+        + ARGPARSE_LOCAL.replace(", choices=[{choices}]", "")
+        + 'PROD = ["ml.g5.2xlarge", "ml.p5.48xlarge"]\n'
+    )
+    job = one(tmp_path, {"launch.py": code})
+    assert isinstance(job.instance_type, Unknown)
+    assert "ml.g5.2xlarge, ml.p5.48xlarge" in (job.instance_type.reason or "")
+
+
+def test_literal_local_mode_stays_exempt(tmp_path: Path) -> None:
+    code = HEADER + 'PyTorch(entry_point="t.py", instance_type="local").fit()\nX = "ml.p5.48xlarge"\n'
+    assert jobs_in(tmp_path, {"launch.py": code}) == []

@@ -15,7 +15,7 @@ from typing import Any, Mapping
 from finlint.ir import Unknown
 from finlint.loaders.sagemaker_sdk.calls import FollowingInterpreter
 from finlint.loaders.sagemaker_sdk.scope import ClassVal, FuncVal, Scope
-from finlint.loaders.sagemaker_sdk.sources import PathVal, Sources
+from finlint.loaders.sagemaker_sdk.sources import ArgDefault, PathVal, Sources, arg_default
 from finlint.loaders.sagemaker_sdk.values import (
     CallArgs,
     ClientVal,
@@ -155,6 +155,7 @@ class SdkInterpreter(FollowingInterpreter):
     def __init__(self, is_test_file: bool = False, sources: Sources | None = None) -> None:
         super().__init__(is_test_file, sources)
         self.launches: list[Launch] = []
+        self.instance_literals: set[str] = set()  # "ml.*" string constants of the file
         self.notices: list[tuple[int, str]] = []
 
     # -- launches ------------------------------------------------------------------------
@@ -292,9 +293,30 @@ class SdkInterpreter(FollowingInterpreter):
             _instance_groups(launch, groups)
         itype = launch.fields.get("instance_type", (None, 0))[0]
         if itype in ("local", "local_gpu"):
-            launch.skip = "local mode"
+            self.local_mode(launch, itype)
         self._job_name(launch, args, "base_job_name")
         return ObjVal("launch", [launch])
+
+    def local_mode(self, launch: Launch, itype: Any) -> None:
+        """Local mode is exempt, unless "local" is only an argparse default while the run may
+        pass a real instance type (a ``choices`` entry, else an ``ml.*`` literal of the file):
+        then the launch is checked and the finding says under which value."""
+        if isinstance(itype, ArgDefault):
+            real = [c for c in itype.choices if c.startswith("ml.")] or sorted(self.instance_literals)
+            if real:
+                flag = "--" + itype.dest.replace("_", "-")
+                shown = ", ".join(real[:3]) + (", ..." if len(real) > 3 else "")
+                launch.extra["finding_note"] = (
+                    f"; local mode only by the argparse default {str(itype)!r}: checked as run with "
+                    f"{flag} {real[0]} (possible values: {shown})"
+                )
+                line = launch.fields["instance_type"][1]
+                launch.fields["instance_type"] = (
+                    real[0] if len(real) == 1 else Unknown(f"{flag} is {shown} when not run in local mode"),
+                    line,
+                )
+                return
+        launch.skip = "local mode"
 
     def model_trainer(self, sdk_class: str, args: CallArgs) -> ObjVal:
         launch = self.new_launch(
@@ -457,6 +479,9 @@ def _parser_method(parser: ParserVal, method: str, args: CallArgs) -> Any:
                     value = converter(value)
                 except ValueError:
                     value = Unknown(f"argparse default {value!r} is not a number")
+        if isinstance(value, str) and not isinstance(value, ArgDefault):
+            choices = args.get("choices")
+            value = arg_default(value, dest, choices[0] if choices is not None else None)
         parser.defaults[dest] = value
         return None
     if method in ("add_argument_group", "add_mutually_exclusive_group"):

@@ -199,6 +199,9 @@ def _strip_magics(lines: list[str]) -> str | None:
 
 
 # -- analysis ------------------------------------------------------------------------------
+_INSTANCE_TYPE = re.compile(r"^ml\.[a-z0-9-]+\.[a-z0-9]+$")
+
+
 def _analyse(
     tree: ast.Module,
     line_map: LineMap,
@@ -210,6 +213,11 @@ def _analyse(
 ) -> None:
     is_test_file = path.name.startswith("test_") or path.stem.endswith("_test") or path.name == "conftest.py"
     interp = SdkInterpreter(is_test_file=is_test_file, sources=Sources(path, display))
+    interp.instance_literals = {
+        n.value
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Constant) and isinstance(n.value, str) and _INSTANCE_TYPE.match(n.value)
+    }
     interp.run_module(tree)
     for line, message in interp.notices:
         result.notices.append(Notice(display, line_map(line), message))

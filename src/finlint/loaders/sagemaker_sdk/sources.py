@@ -231,3 +231,20 @@ def module_source(path: Path) -> ast.Module | None:
         return ast.parse(raw.decode("utf-8-sig"), filename=str(path))
     except (OSError, UnicodeDecodeError, SyntaxError, ValueError, RecursionError, MemoryError):
         return None
+
+
+# --- command-line defaults ----------------------------------------------------------------------
+
+
+class ArgDefault(str):
+    """An argparse default string: the run may pass another value (``choices`` lists them)."""
+
+    dest: str
+    choices: tuple[str, ...]
+
+
+def arg_default(value: str, dest: str, choices: Any) -> ArgDefault:
+    out = ArgDefault(value)
+    out.dest = dest
+    out.choices = tuple(c for c in choices if isinstance(c, str)) if isinstance(choices, tuple) else ()
+    return out
