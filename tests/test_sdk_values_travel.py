@@ -400,3 +400,59 @@ def test_local_by_argparse_default_with_instance_type_literals_in_the_file(tmp_p
 def test_literal_local_mode_stays_exempt(tmp_path: Path) -> None:
     code = HEADER + 'PyTorch(entry_point="t.py", instance_type="local").fit()\nX = "ml.p5.48xlarge"\n'
     assert jobs_in(tmp_path, {"launch.py": code}) == []
+
+
+# --- launches in test code ----------------------------------------------------------------------
+
+TEST_CODE = {
+    "tests/test_launch.py": HEADER
+    + "def test_fit():\n    PyTorch(entry_point='t.py', instance_type='ml.p5.48xlarge').fit()\n",
+    "tests/test_more.py": HEADER
+    + "class TestJobs:\n"
+    + "    def test_a(self):\n        Estimator(image_uri='i', role='r', instance_type='ml.g5.xlarge')\n"
+    + "    def test_b(self):\n        Estimator(image_uri='i', role='r', instance_type='ml.g5.xlarge')\n",
+}
+
+
+def test_launches_in_test_code_are_counted_not_checked(tmp_path: Path) -> None:
+    write(tmp_path, TEST_CODE)
+    result = scan_paths([tmp_path], ("FIN101",))
+    assert result.findings == []
+    (notice,) = [n for n in result.notices if "test code" in n.message]
+    assert notice.message == (
+        "3 training launches in test code were not checked; --include-tests checks them (2 files)"
+    )
+
+
+def test_include_tests_checks_them(tmp_path: Path) -> None:
+    from finlint.engine import EngineConfig
+    from finlint.scan import ScanOptions, lint
+
+    write(tmp_path, TEST_CODE)
+    options = ScanOptions(
+        paths=[tmp_path], engine=EngineConfig(select=("FIN101",)), loader_options={"include_tests": True}
+    )
+    result = lint(options)
+    assert len(result.findings) == 3
+    assert not [n for n in result.notices if "test code" in n.message]
+
+
+def test_include_tests_from_the_cli_and_the_config_file(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from finlint.cli import main
+
+    write(tmp_path, TEST_CODE)
+    runner = CliRunner()
+    default = runner.invoke(main, ["scan", str(tmp_path), "--select", "FIN101", "--exit-zero"])
+    assert "3 training launches in test code were not checked" in default.output
+    flag = runner.invoke(
+        main, ["scan", str(tmp_path), "--select", "FIN101", "--include-tests", "--exit-zero"]
+    )
+    assert flag.output.count("FIN101") == 3
+    (tmp_path / ".finlint.yaml").write_text("include_tests: true\n")
+    configured = runner.invoke(main, ["scan", str(tmp_path), "--select", "FIN101", "--exit-zero"])
+    assert configured.output.count("FIN101") == 3
+    (tmp_path / ".finlint.yaml").write_text("include_tests: 'yes'\n")
+    bad = runner.invoke(main, ["scan", str(tmp_path)])
+    assert bad.exit_code == 2 and "include_tests: expected true or false" in bad.output

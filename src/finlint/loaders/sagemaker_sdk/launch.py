@@ -165,7 +165,7 @@ class SdkInterpreter(FollowingInterpreter):
         name = self.target_name or (self.context[-1] if self.context else sdk_class)
         launch = Launch(launcher, sdk_class, line, end_line, name, default_runtime=default)
         if self.in_test:
-            launch.skip = "inside a test"
+            launch.skip = "inside a test"  # loader.TEST_SKIP
         if self.loop_depth:
             launch.extra["in_loop"] = True
         if not self.shadow:  # a call evaluated for its value only records no launch

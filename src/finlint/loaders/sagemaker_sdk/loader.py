@@ -199,6 +199,32 @@ def _strip_magics(lines: list[str]) -> str | None:
 
 
 # -- analysis ------------------------------------------------------------------------------
+TEST_SKIP = "inside a test"
+_TEST_NOTICE = re.compile(r"^(\d+) training launch(?:es)? in test code (?:was|were) not checked")
+
+
+def test_launches_notice(count: int) -> str:
+    """What counts as test code: files ``test_*.py``, ``*_test.py``, ``conftest.py``; functions
+    named ``test*`` and pytest fixtures; classes named ``Test*`` or subclassing ``*TestCase``."""
+    noun, verb = ("launch", "was") if count == 1 else ("launches", "were")
+    return f"{count} training {noun} in test code {verb} not checked; --include-tests checks them"
+
+
+def summarize_test_notices(notices: list[Notice]) -> list[Notice]:
+    """The per-file test-code notices of a scan as one summary notice (at the first file)."""
+    counted = [(n, _TEST_NOTICE.match(n.message)) for n in notices]
+    hits = [(n, m) for n, m in counted if m is not None]
+    if len(hits) < 2:
+        return notices
+    total = sum(int(m.group(1)) for _, m in hits)
+    first = hits[0][0]
+    files = len(hits)
+    summary = Notice(first.file, first.line, f"{test_launches_notice(total)} ({files} files)")
+    out = [n for n, m in counted if m is None]
+    out.append(summary)
+    return out
+
+
 _INSTANCE_TYPE = re.compile(r"^ml\.[a-z0-9-]+\.[a-z0-9]+$")
 
 
@@ -221,6 +247,16 @@ def _analyse(
     interp.run_module(tree)
     for line, message in interp.notices:
         result.notices.append(Notice(display, line_map(line), message))
+    include_tests = bool(options.get("include_tests"))
+    if include_tests:
+        for launch in interp.launches:
+            if launch.skip == TEST_SKIP:
+                launch.skip = None
+                launch.extra["in_test_code"] = True
+    in_tests = [la for la in interp.launches if la.skip == TEST_SKIP]
+    if in_tests:
+        first = min(la.line for la in in_tests)
+        result.notices.append(Notice(display, line_map(first), test_launches_notice(len(in_tests))))
     launches = sorted(
         (la for la in interp.launches if la.skip is None), key=lambda la: (la.line, la.end_line)
     )
