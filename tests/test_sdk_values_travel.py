@@ -456,3 +456,77 @@ def test_include_tests_from_the_cli_and_the_config_file(tmp_path: Path) -> None:
     (tmp_path / ".finlint.yaml").write_text("include_tests: 'yes'\n")
     bad = runner.invoke(main, ["scan", str(tmp_path)])
     assert bad.exit_code == 2 and "include_tests: expected true or false" in bad.output
+
+
+# --- the SageMaker SDK's defaults files ---------------------------------------------------------
+
+SDK_DEFAULTS = """\
+SchemaVersion: '1.0'
+SageMaker:
+  PythonSDK:
+    Modules:
+      RemoteFunction:
+        InstanceType: ml.p5.48xlarge
+      ModelTrainer:
+        Compute:
+          instance_type: ml.p4d.24xlarge
+          instance_count: 2
+        StoppingCondition:
+          max_runtime_in_seconds: 7200
+"""
+
+REMOTE = """\
+from sagemaker.remote_function import remote
+
+@remote(max_runtime_in_seconds=3600)
+def train():
+    pass
+"""
+
+TRAINER = """\
+from sagemaker.modules.train import ModelTrainer
+from sagemaker.modules.configs import StoppingCondition
+
+trainer = ModelTrainer(training_image="img", stopping_condition=StoppingCondition(max_runtime_in_seconds=600))
+trainer.train()
+"""
+
+
+def test_defaults_file_next_to_a_remote_function(tmp_path: Path) -> None:
+    job = one(tmp_path, {"launch.py": REMOTE, "config.yaml": SDK_DEFAULTS})
+    assert job.instance_type == "ml.p5.48xlarge"
+    assert job.extra["value_sources"]["instance_type"] == {
+        "file": "config.yaml",
+        "line": 6,
+        "what": "SageMaker SDK defaults file",
+    }
+
+
+def test_defaults_file_fills_only_the_model_trainer_arguments_not_passed(tmp_path: Path) -> None:
+    job = one(tmp_path, {"launch.py": TRAINER, "config.yaml": SDK_DEFAULTS})
+    assert job.instance_type == "ml.p4d.24xlarge" and job.instance_count == 2
+    assert job.max_runtime_s == 600  # stopping_condition is passed: the file's 7200 does not apply
+
+
+def test_defaults_file_named_by_the_override_variable(tmp_path: Path) -> None:
+    code = "import os\nos.environ['SAGEMAKER_USER_CONFIG_OVERRIDE'] = 'sm/defaults.yaml'\n" + REMOTE
+    job = one(tmp_path, {"launch.py": code, "sm/defaults.yaml": SDK_DEFAULTS})
+    assert job.instance_type == "ml.p5.48xlarge"
+    assert job.extra["value_sources"]["instance_type"]["file"] == "sm/defaults.yaml"
+    env = {"nb/launch.py": REMOTE, "nb/.env": "SAGEMAKER_USER_CONFIG_OVERRIDE=../conf\n"}
+    job = one(tmp_path / "e", {**env, "conf/config.yaml": SDK_DEFAULTS}, "nb/launch.py")
+    assert job.instance_type == "ml.p5.48xlarge"
+
+
+def test_a_plain_config_yaml_is_not_an_sdk_defaults_file(tmp_path: Path) -> None:
+    plain = SDK_DEFAULTS.replace("SchemaVersion: '1.0'\n", "")
+    job = one(tmp_path, {"launch.py": REMOTE, "config.yaml": plain})
+    assert job.instance_type is None
+
+
+def test_sdk_defaults_finding_names_the_file(tmp_path: Path) -> None:
+    write(tmp_path, {"launch.py": REMOTE, "config.yaml": SDK_DEFAULTS})
+    result = scan_paths([tmp_path], ("FIN301",))
+    (finding,) = result.findings
+    assert finding.file.endswith("config.yaml") and finding.line == 6
+    assert "instance_type from SageMaker SDK defaults file" in finding.message

@@ -17,6 +17,7 @@ from typing import Any, Callable
 from finlint.ir import LoadError, LoadResult, Location, Notice, Record, Suppression, TrainingJob, Unknown
 from finlint.loaders.base import DocContext, no_finalize
 from finlint.loaders.sagemaker_sdk.launch import Launch, SdkInterpreter
+from finlint.loaders.sagemaker_sdk.sdk_defaults import DEFAULTS_FIELDS, apply_defaults, find_defaults
 from finlint.loaders.sagemaker_sdk.sources import Sources, origin_of
 from finlint.loaders.sagemaker_sdk.values import DictVal, PartialStr
 from finlint.yamlload import LineDict, LineList, YamlLoadError, load_all
@@ -253,6 +254,10 @@ def _analyse(
             if launch.skip == TEST_SKIP:
                 launch.skip = None
                 launch.extra["in_test_code"] = True
+    if interp.sources is not None:
+        defaults = find_defaults(interp.sources, tree)
+        if defaults:
+            apply_defaults(interp.sources, defaults, [la for la in interp.launches if la.skip is None])
     in_tests = [la for la in interp.launches if la.skip == TEST_SKIP]
     if in_tests:
         first = min(la.line for la in in_tests)
@@ -292,6 +297,7 @@ def _to_record(
 ) -> Record | None:
     location = Location(display, line_map(launch.line), line_map(launch.end_line))
     extra: dict[str, Any] = {"sdk_class": launch.sdk_class, **launch.extra}
+    from_defaults = set(extra.pop(DEFAULTS_FIELDS, ()))
     if launch.default_runtime is not None:  # named in FIN101's message, also for pipeline steps
         extra["default_note"] = DEFAULT_NOTES.get(launch.sdk_kind, DEFAULT_NOTES["sdk-estimator"])
     if launch.request is not None:
@@ -307,7 +313,8 @@ def _to_record(
         attr_lines[ir_field] = line_map(line)
         origin = origin_of(value)
         if origin is not None:  # read from a config file: the finding names (and points at) it
-            sources[ir_field] = {"file": origin[0], "line": origin[1], "what": "config file"}
+            what = "SageMaker SDK defaults file" if ir_field in from_defaults else "config file"
+            sources[ir_field] = {"file": origin[0], "line": origin[1], "what": what}
     if sources:
         extra["value_sources"] = sources
     if launch.runs is not None:
