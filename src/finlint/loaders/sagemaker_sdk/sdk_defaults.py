@@ -25,7 +25,7 @@ import ast
 import posixpath
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 from finlint.loaders.sagemaker_sdk.launch import CHECKPOINT_FIELDS, COMPUTE_FIELDS, STOPPING_FIELDS, Launch
 from finlint.loaders.sagemaker_sdk.sources import MAX_PARENT_LEVELS, Sources
@@ -37,7 +37,7 @@ _ENV_LINE = re.compile(
     r"^\s*(?:export\s+)?(SAGEMAKER_(?:ADMIN|USER)_CONFIG_OVERRIDE)\s*=\s*['\"]?([^'\"#\s]+)"
 )
 #: ModelTrainer argument -> (CamelCase key in the file, its IR fields -> snake_case names).
-TRAINER_KEYS: dict[str, tuple[str, dict[str, tuple[str, ...]]]] = {
+TRAINER_KEYS: dict[str, tuple[str, Mapping[str, tuple[str, ...]]]] = {
     "compute": ("Compute", COMPUTE_FIELDS),
     "stopping_condition": ("StoppingCondition", STOPPING_FIELDS),
     "checkpoint_config": ("CheckpointConfig", CHECKPOINT_FIELDS),
