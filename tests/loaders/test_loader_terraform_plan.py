@@ -185,9 +185,8 @@ def test_two_roots_with_the_same_address_keep_both(tmp_path: Path) -> None:
     scan, and both roots' records of that address were dropped; one folder's FIN101 was lost."""
     from tests.conftest import scan_paths
 
-    repo = Path(__file__).resolve().parent.parent
     shutil.copytree(FIXTURE, tmp_path / "gpu_platform")
-    shutil.copytree(repo / "fixtures" / "demo" / "terraform", tmp_path / "terraform")
+    shutil.copytree(FIXTURE.parents[1] / "demo" / "terraform", tmp_path / "terraform")
     result = scan_paths([tmp_path], ("FIN101",))
     hits = sorted(
         (Path(f.file).parent.name, f.line)
