@@ -530,3 +530,21 @@ def test_sdk_defaults_finding_names_the_file(tmp_path: Path) -> None:
     (finding,) = result.findings
     assert finding.file.endswith("config.yaml") and finding.line == 6
     assert "instance_type from SageMaker SDK defaults file" in finding.message
+
+
+def test_checkpoint_uri_built_on_both_branches_is_present(tmp_path: Path) -> None:
+    code = HEADER + (
+        "if PREFIX:\n"
+        '    out = f"s3://{bucket}/{PREFIX}/job"\n'
+        "else:\n"
+        '    out = f"s3://{bucket}/job"\n'
+        "if FAST:\n"
+        '    kind = "ml.g5.xlarge"\n'
+        "else:\n"
+        '    kind = "ml.p5.48xlarge"\n'
+        'est = PyTorch(entry_point="t.py", instance_type=kind, use_spot_instances=True,\n'
+        '              checkpoint_s3_uri=out + "/checkpoints")\n'
+    )
+    job = one(tmp_path, {"launch.py": code})
+    assert isinstance(job.checkpoint_s3_uri, str)  # present on every branch: no FIN201
+    assert isinstance(job.instance_type, Unknown)  # two different types stay unknown

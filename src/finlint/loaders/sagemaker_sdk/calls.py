@@ -293,6 +293,7 @@ class FollowingInterpreter(Interpreter):
             isinstance(init, FuncVal)
             and init not in self.call_stack
             and len(self.call_stack) < MAX_CALL_DEPTH
+            and self.shadow_calls < MAX_SHADOW_CALLS
         ):
             self.walk_function(init)
             self.evaluate_call(init, args, instance)

@@ -156,6 +156,12 @@ def merge(a: Any, b: Any, reason: str) -> Any:
                 line = (ea or eb)[1]  # type: ignore[index]
                 out.entries[key] = (Unknown(reason), line)
         return out
+    if (
+        isinstance(a, (str, PartialStr))
+        and isinstance(b, (str, PartialStr))
+        and (isinstance(a, PartialStr) or isinstance(b, PartialStr))
+    ):  # a partly dynamic string on every branch is still a string that is present
+        return PartialStr(f"{_template(a)} | {_template(b)}")
     if isinstance(a, Unknown):
         return a
     if isinstance(b, Unknown):
