@@ -548,3 +548,32 @@ def test_checkpoint_uri_built_on_both_branches_is_present(tmp_path: Path) -> Non
     job = one(tmp_path, {"launch.py": code})
     assert isinstance(job.checkpoint_s3_uri, str)  # present on every branch: no FIN201
     assert isinstance(job.instance_type, Unknown)  # two different types stay unknown
+
+
+def test_workflow_class_fed_from_an_argparse_default_config(tmp_path: Path) -> None:
+    """Reduction of a field-test launcher: a class whose __init__ keeps part of a YAML config
+    read through an argparse default path, and a method that launches from it."""
+    code = HEADER + (
+        "import argparse, yaml\n"
+        "class Workflow:\n"
+        "    def __init__(self, conf):\n"
+        "        self.settings = conf['sagemaker']['training']\n"
+        "    def _train(self):\n"
+        "        return Estimator(image_uri='i', role='r',\n"
+        "                         instance_type=self.settings['instance_type'],\n"
+        "                         max_run=self.settings['max_run'])\n"
+        "    def create(self):\n"
+        "        self._train().fit()\n"
+        "if __name__ == '__main__':\n"
+        "    parser = argparse.ArgumentParser()\n"
+        "    parser.add_argument('-c', type=str, default='config.yml')\n"
+        "    args, _ = parser.parse_known_args()\n"
+        "    with open(args.c, 'rb') as f:\n"
+        "        conf = yaml.load(f.read(), Loader=yaml.SafeLoader)\n"
+        "    Workflow(conf).create()\n"
+    )
+    config = "sagemaker:\n  training:\n    instance_type: ml.p4d.24xlarge\n    max_run:\n"
+    job = one(tmp_path, {"launch.py": code, "config.yml": config})
+    assert job.instance_type == "ml.p4d.24xlarge"
+    assert isinstance(job.max_runtime_s, Unknown)  # empty in the template: never "missing"
+    assert "'max_run' is empty in config.yml:4" in (job.max_runtime_s.reason or "")
