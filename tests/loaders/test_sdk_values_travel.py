@@ -577,3 +577,45 @@ def test_workflow_class_fed_from_an_argparse_default_config(tmp_path: Path) -> N
     assert job.instance_type == "ml.p4d.24xlarge"
     assert isinstance(job.max_runtime_s, Unknown)  # empty in the template: never "missing"
     assert "'max_run' is empty in config.yml:4" in (job.max_runtime_s.reason or "")
+
+
+def test_comment_at_the_launch_suppresses_a_finding_pointing_into_the_config(tmp_path: Path) -> None:
+    code = HEADER + (
+        "import yaml\n"
+        'cfg = yaml.safe_load(open("config.yaml"))["training"]\n'
+        "# finlint: ignore[FIN301] -- short benchmark on purpose\n"
+        'est = PyTorch(entry_point="t.py", instance_type=cfg["instance_type"], max_run=cfg["max_run"])\n'
+    )
+    write(tmp_path, {"launch.py": code, "config.yaml": CONFIG_YAML})
+    (finding,) = [f for f in scan_paths([tmp_path], ("FIN301",)).findings if f.rule_id == "FIN301"]
+    assert finding.file.endswith("config.yaml")
+    assert finding.suppressed == "short benchmark on purpose"
+
+
+def test_odd_config_paths_never_crash(tmp_path: Path) -> None:
+    code = HEADER + (
+        "import yaml, json\n"
+        'a = yaml.safe_load(open("bad\\x00name.yaml"))\n'
+        'b = json.load(open("."))\n'
+        'c = yaml.safe_load(open("broken.yaml"))\n'
+        'd = yaml.safe_load(open("/etc/passwd"))\n'
+        'est = PyTorch(entry_point="t.py", instance_type=a["x"], max_run=b["y"], volume_size=c["z"],\n'
+        '              checkpoint_s3_uri=d["w"])\n'
+    )
+    job = one(tmp_path, {"launch.py": code, "broken.yaml": "a: [1,\n"})
+    assert isinstance(job.instance_type, Unknown) and isinstance(job.max_runtime_s, Unknown)
+    assert "does not parse" in (job.volume_size_gb.reason or "")  # type: ignore[union-attr]
+    assert "outside the scanned code" in (job.checkpoint_s3_uri.reason or "")  # type: ignore[union-attr]
+
+
+def test_config_reads_stop_at_the_repository_root(tmp_path: Path) -> None:
+    code = HEADER + (
+        "import yaml\n"
+        'cfg = yaml.safe_load(open("../../outside.yaml"))\n'
+        'est = PyTorch(entry_point="t.py", instance_type=cfg["instance_type"])\n'
+    )
+    (tmp_path / "repo" / ".git").mkdir(parents=True)
+    write(tmp_path, {"outside.yaml": "instance_type: ml.p5.48xlarge\n"})
+    job = one(tmp_path / "repo" / "jobs", {"launch.py": code})
+    assert isinstance(job.instance_type, Unknown)
+    assert "outside the scanned code" in (job.instance_type.reason or "")

@@ -7,7 +7,8 @@ returns interpreter values whose scalars remember where they came from
 (:func:`origin_of`), so a finding can say "instance_type from config.yaml:12" and point there.
 
 Limits (why a value stays Unknown): a path that is not a literal, ``__file__``-relative or an
-argparse default; a file outside the script's directory and its three parents; a file larger
+argparse default; a file outside the script's directory and its three parents (never above
+the repository root, the folder with ``.git``, nor the filesystem root); a file larger
 than 1 MiB; a parse error; a module not found next to the script; an import cycle.
 """
 
@@ -113,16 +114,28 @@ class Sources:
     modules: dict[str, ModuleVal | None] = field(default_factory=dict)
     importing: tuple[str, ...] = ()
     files_read: dict[str, Any] = field(default_factory=dict)
+    _base: str | None = None
 
     @property
     def script_dir(self) -> str:
         return posixpath.normpath(self.script.resolve().parent.as_posix())
 
     def allowed(self, path: str) -> bool:
-        base = self.script_dir
-        for _ in range(MAX_PARENT_LEVELS):
-            base = posixpath.dirname(base) or base
-        return path == base or path.startswith(base.rstrip("/") + "/")
+        """Inside the script's folder or up to three above it, never above the repository
+        root (the folder holding ``.git``) nor at the filesystem root."""
+        return path == self.base or path.startswith(self.base.rstrip("/") + "/")
+
+    @property
+    def base(self) -> str:
+        if self._base is None:
+            base = self.script_dir
+            for _ in range(MAX_PARENT_LEVELS):
+                parent = posixpath.dirname(base)
+                if os.path.exists(posixpath.join(base, ".git")) or parent in ("/", "", base):
+                    break
+                base = parent
+            self._base = base
+        return self._base
 
     def shown(self, path: str) -> str:
         """``path`` as the findings show it: relative to the script's display path."""
@@ -166,7 +179,7 @@ class Sources:
             text = raw.decode("utf-8-sig")
         except FileNotFoundError:
             return Unknown(f"config file {shown} is not in the scanned tree")
-        except (OSError, UnicodeDecodeError) as exc:
+        except (OSError, UnicodeDecodeError, ValueError) as exc:  # ValueError: a NUL in the path
             return Unknown(f"config file {shown} cannot be read ({exc.__class__.__name__})")
         try:
             if kind == "toml":
