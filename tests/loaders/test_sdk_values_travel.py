@@ -619,3 +619,19 @@ def test_config_reads_stop_at_the_repository_root(tmp_path: Path) -> None:
     job = one(tmp_path / "repo" / "jobs", {"launch.py": code})
     assert isinstance(job.instance_type, Unknown)
     assert "outside the scanned code" in (job.instance_type.reason or "")
+
+
+def test_method_of_a_class_not_instantiated_here_sees_literal_init_attributes(tmp_path: Path) -> None:
+    code = HEADER + (
+        "class Job:\n"
+        "    def __init__(self, role):\n"
+        "        self.role = role\n"
+        '        self.instance_type = "ml.p4d.24xlarge"\n'
+        "    def run(self):\n"
+        '        Estimator(image_uri="i", role=self.role, instance_type=self.instance_type,\n'
+        "                  max_run=self.max_run).fit()\n"
+    )
+    job = one(tmp_path, {"launch.py": code})
+    assert job.instance_type == "ml.p4d.24xlarge"  # a literal set by __init__
+    assert isinstance(job.max_runtime_s, Unknown)
+    assert "no Job is created in this file" in (job.max_runtime_s.reason or "")

@@ -75,6 +75,7 @@ class FollowingInterpreter(Interpreter):
         self.shadow_calls = 0
         self.class_of_scope: dict[int, ClassVal] = {}
         self.instances: dict[int, InstanceVal] = {}  # class scope id -> attributes of all instances
+        self.blank_instances: dict[int, InstanceVal] = {}  # classes not instantiated in the file
 
     # -- statements --------------------------------------------------------------------------
     def exec_stmt(self, stmt: ast.stmt, scope: Scope) -> None:
@@ -136,10 +137,21 @@ class FollowingInterpreter(Interpreter):
         # The once-walk sees what the instances created so far set, on a copy: its own
         # assignments (from unknown parameters) must not overwrite them.
         view = InstanceVal(cls)
-        shared = self.instances.get(id(cls.scope))
-        if shared is not None:
-            view.attrs = dict(shared.attrs)
+        shared = self.instances.get(id(cls.scope)) or self._blank_instance(cls)
+        view.attrs = dict(shared.attrs)
         return view
+
+    def _blank_instance(self, cls: ClassVal) -> InstanceVal:
+        """A class never instantiated in this file: what ``__init__`` sets from literals."""
+        found = self.blank_instances.get(id(cls.scope))
+        if found is not None:
+            return found
+        blank = self.blank_instances[id(cls.scope)] = InstanceVal(cls)
+        init = cls.scope.vars.get("__init__")
+        if isinstance(init, FuncVal) and init not in self.call_stack and self.shadow_calls < MAX_SHADOW_CALLS:
+            reason = f"a parameter of {cls.name}.__init__ (no {cls.name} is created in this file)"
+            self.evaluate_call(init, CallArgs(0, 0), blank, unbound=reason)
+        return blank
 
     def call_function(self, func: FuncVal, args: CallArgs, receiver: Any, node: ast.Call) -> Any:  # noqa: ARG002
         discovered = self.walk_function(func)
@@ -154,11 +166,11 @@ class FollowingInterpreter(Interpreter):
             return discovered
         return self.evaluate_call(func, args, first)
 
-    def evaluate_call(self, func: FuncVal, args: CallArgs, first: Any) -> Any:
+    def evaluate_call(self, func: FuncVal, args: CallArgs, first: Any, unbound: str | None = None) -> Any:
         """The function's return value with this call's arguments bound (no launches)."""
         self.shadow_calls += 1
         scope = Scope(func.parent, "function", func.node.name)
-        self._bind_params(func, args, first, scope)
+        self._bind_params(func, args, first, scope, unbound)
         frame = replace(func, returns=[], state="running")
         saved = (self.context, self.current_func, self.loop_depth, self.target_name)
         self.context = [*func.context, func.node.name]
@@ -177,7 +189,9 @@ class FollowingInterpreter(Interpreter):
             result = value if i == 0 else merge(result, value, f"{func.node.name}() returns different values")
         return result
 
-    def _bind_params(self, func: FuncVal, args: CallArgs, first: Any, scope: Scope) -> None:
+    def _bind_params(
+        self, func: FuncVal, args: CallArgs, first: Any, scope: Scope, unbound_reason: str | None = None
+    ) -> None:
         spec = func.node.args
         positional = spec.posonlyargs + spec.args
         values = list(args.positional)
@@ -200,6 +214,8 @@ class FollowingInterpreter(Interpreter):
                 scope.vars[param.arg] = args.keywords[param.arg][0]
             elif unbound is not None:
                 scope.vars[param.arg] = unbound
+            elif unbound_reason is not None:
+                scope.vars[param.arg] = Unknown(f"'{param.arg}' is {unbound_reason}")
             elif param.arg in defaults:
                 scope.vars[param.arg] = self.eval(defaults[param.arg], func.parent)
             else:
@@ -237,6 +253,8 @@ class FollowingInterpreter(Interpreter):
                 return base.attrs[attr]
             if attr in base.cls.scope.vars:
                 return base.cls.scope.vars[attr]
+            if id(base.cls.scope) not in self.instances:
+                return Unknown(f"`{text_of(node)}`: no {base.cls.name} is created in this file")
             return Unknown(f"`{text_of(node)}` is not set in {base.cls.name}.__init__")
         if isinstance(base, ModuleVal):
             if attr in base.vars:
