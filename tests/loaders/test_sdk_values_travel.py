@@ -232,11 +232,13 @@ def test_omegaconf_and_argparse_default_path(tmp_path: Path) -> None:
     parser.add_argument("--config", default="config.yaml")
     args = parser.parse_args()
     cfg = OmegaConf.load(args.config)
-    est = PyTorch(entry_point="t.py", instance_type=cfg["training"]["instance_type"])
+    est = PyTorch(entry_point="t.py", instance_type=cfg["training"]["instance_type"],
+                  max_run=cfg.training.max_run)
     """
     )
     job = one(tmp_path, {"launch.py": code, "config.yaml": CONFIG_YAML})
     assert job.instance_type == "ml.p5.48xlarge"
+    assert job.max_runtime_s == 7200  # attribute access, as OmegaConf allows
 
 
 def test_unresolvable_and_missing_config_paths_say_why(tmp_path: Path) -> None:

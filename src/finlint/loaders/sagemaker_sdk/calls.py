@@ -260,6 +260,10 @@ class FollowingInterpreter(Interpreter):
             if attr in base.vars:
                 return base.vars[attr]
             return Unknown(f"`{text_of(node)}`: {base.name} defines no {attr} statically")
+        if isinstance(base, DictVal) and attr in base.entries:
+            # ``cfg.training.instance_type``: OmegaConf/EasyDict/Box configs allow attribute
+            # access to keys (on a plain dict it would fail at run time, so no other meaning)
+            return base.entries[attr][0]
         if isinstance(base, PathVal):
             if attr == "parent":
                 return PathVal(posixpath.dirname(base.path) or "/")
