@@ -637,3 +637,18 @@ def test_method_of_a_class_not_instantiated_here_sees_literal_init_attributes(tm
     assert job.instance_type == "ml.p4d.24xlarge"  # a literal set by __init__
     assert isinstance(job.max_runtime_s, Unknown)
     assert "no Job is created in this file" in (job.max_runtime_s.reason or "")
+
+
+def test_spot_flag_from_a_config_file_points_at_the_flag(tmp_path: Path) -> None:
+    code = HEADER + (
+        "import json\n"
+        'cfg = json.load(open("job.json"))\n'
+        'if not cfg["use_spot"]:\n'
+        '    raise SystemExit("spot only")\n'
+        'est = PyTorch(entry_point="t.py", instance_type="ml.g5.xlarge", max_run=3600,\n'
+        '              use_spot_instances=cfg["use_spot"], max_wait=7200)\n'
+    )
+    write(tmp_path, {"launch.py": code, "job.json": '{\n  "use_spot": true\n}\n'})
+    (finding,) = scan_paths([tmp_path], ("FIN201",)).findings
+    assert finding.file.endswith("job.json") and finding.line == 2
+    assert "spot from config file" in finding.message

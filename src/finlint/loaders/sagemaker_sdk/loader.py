@@ -343,6 +343,8 @@ def _ir_value(ir_field: str, value: Any) -> Any:
     """An interpreter value -> what the IR field holds (None, a typed value or Unknown)."""
     if value is None or isinstance(value, Unknown):
         return value
+    if getattr(value, "is_bool", False):  # a config file's true/false (sources.OriginBool)
+        value = bool(value)
     if ir_field in INT_FIELDS:
         if isinstance(value, bool):
             return Unknown(f"{value!r} is not a number")

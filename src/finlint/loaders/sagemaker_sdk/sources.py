@@ -59,10 +59,25 @@ class OriginFloat(float):
     origin: tuple[str, int]
 
 
+class OriginBool(int):
+    """A config ``true``/``false`` (``bool`` cannot be subclassed): an int 1/0 that shows and
+    converts as the bool; the loader turns it back into a ``bool`` for the IR."""
+
+    origin: tuple[str, int]
+    is_bool = True
+
+    def __repr__(self) -> str:
+        return repr(bool(self))
+
+    __str__ = __repr__
+
+
 def with_origin(value: Any, file: str, line: int) -> Any:
-    """``value`` tagged with ``(file, line)``; bools and None cannot carry a tag."""
+    """``value`` tagged with ``(file, line)``; None cannot carry a tag."""
     cls: type[Any] | None = None
-    if isinstance(value, str):
+    if isinstance(value, bool):
+        cls = OriginBool
+    elif isinstance(value, str):
         cls = OriginStr
     elif isinstance(value, int) and not isinstance(value, bool):
         cls = OriginInt

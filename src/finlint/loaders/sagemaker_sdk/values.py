@@ -136,6 +136,8 @@ def same(a: Any, b: Any) -> bool:
 
 def _plain(value: Any) -> type[Any]:
     """``str`` for a str subclass (a config value that remembers its file), etc."""
+    if getattr(value, "is_bool", False):  # sources.OriginBool: a config true/false
+        return bool
     for base in (bool, str, float, int):
         if isinstance(value, base):
             return base
