@@ -652,3 +652,20 @@ def test_spot_flag_from_a_config_file_points_at_the_flag(tmp_path: Path) -> None
     (finding,) = scan_paths([tmp_path], ("FIN201",)).findings
     assert finding.file.endswith("job.json") and finding.line == 2
     assert "spot from config file" in finding.message
+
+
+def test_records_list_the_files_their_values_came_from(tmp_path: Path) -> None:
+    code = HEADER + (
+        "import yaml\n"
+        "from settings import MAX_RUN\n"
+        'cfg = yaml.safe_load(open("conf/train.yaml"))\n'
+        'PyTorch(entry_point="t.py", instance_type=cfg["instance_type"], max_run=MAX_RUN).fit()\n'
+    )
+    files = {
+        "launch.py": code,
+        "settings.py": "MAX_RUN = 3600\n",
+        "conf/train.yaml": "instance_type: ml.g5.xlarge\n",
+        "config.yaml": "unrelated: true\n",  # next to the script, but not an SDK defaults file
+    }
+    job = one(tmp_path, files)
+    assert job.extra["inputs"] == ("conf/train.yaml", "settings.py")

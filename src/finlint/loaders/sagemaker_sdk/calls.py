@@ -419,6 +419,7 @@ class FollowingInterpreter(Interpreter):
         if path is None:
             return None
         key = path.resolve().as_posix()
+        sources.inputs.add(sources.shown(key))  # a change to it changes this file's values
         if key in sources.modules:
             return sources.modules[key]
         if key in sources.importing or len(sources.importing) >= 4:
@@ -431,6 +432,7 @@ class FollowingInterpreter(Interpreter):
             path, sources.shown(path.resolve().as_posix()), sources.modules, (*sources.importing, key)
         )
         sub_sources.files_read = sources.files_read
+        sub_sources.inputs = sources.inputs
         walker = FollowingInterpreter(sources=sub_sources)
         walker.shadow = 1  # a module read for its names: no launches of its own are recorded here
         module_scope = walker.run_module(tree)

@@ -201,6 +201,7 @@ def _strip_magics(lines: list[str]) -> str | None:
 
 # -- analysis ------------------------------------------------------------------------------
 TEST_SKIP = "inside a test"
+INPUTS_KEY = "inputs"  # = finlint.context.INPUTS_KEY (loaders do not import the context package)
 _TEST_NOTICE = re.compile(r"^(\d+) training launch(?:es)? in test code (?:was|were) not checked")
 
 
@@ -258,6 +259,10 @@ def _analyse(
         defaults = find_defaults(interp.sources, tree)
         if defaults:
             apply_defaults(interp.sources, defaults, [la for la in interp.launches if la.skip is None])
+    inputs = tuple(sorted(interp.sources.inputs - {display})) if interp.sources is not None else ()
+    if inputs:  # files the values were read from: a changed-file scan reports through them
+        for launch in interp.launches:
+            launch.extra.setdefault(INPUTS_KEY, inputs)  # finlint.context.INPUTS_KEY
     in_tests = [la for la in interp.launches if la.skip == TEST_SKIP]
     if in_tests:
         first = min(la.line for la in in_tests)

@@ -68,8 +68,10 @@ def apply_defaults(sources: Sources, files: list[str], launches: list[Launch]) -
     """Fill the launches' unset fields from the defaults files (later files win)."""
     merged: dict[str, Any] = {}
     for path in files:
+        before = set(sources.inputs)
         data = sources.load_config(path, "yaml")
         if not isinstance(data, DictVal) or not _is_defaults_file(data):
+            sources.inputs.difference_update(sources.inputs - before)  # not an input of this script
             continue
         modules = _path(data, "SageMaker", "PythonSDK", "Modules")
         if not isinstance(modules, DictVal):

@@ -129,6 +129,7 @@ class Sources:
     modules: dict[str, ModuleVal | None] = field(default_factory=dict)
     importing: tuple[str, ...] = ()
     files_read: dict[str, Any] = field(default_factory=dict)
+    inputs: set[str] = field(default_factory=set)  # display paths of the files values came from
     _base: str | None = None
 
     @property
@@ -179,6 +180,8 @@ class Sources:
         shown = self.shown(path)
         if not self.allowed(path):
             return Unknown(f"config file {shown} is outside the scanned code")
+        if os.path.isfile(path):
+            self.inputs.add(shown)
         if path in self.files_read:
             return self.files_read[path]
         out = self._read_config(path, shown, kind)
