@@ -669,3 +669,17 @@ def test_records_list_the_files_their_values_came_from(tmp_path: Path) -> None:
     }
     job = one(tmp_path, files)
     assert job.extra["inputs"] == ("conf/train.yaml", "settings.py")
+
+
+def test_a_helper_first_reached_from_a_value_only_evaluation_keeps_its_launch(tmp_path: Path) -> None:
+    code = HEADER + (
+        "class Job:\n"
+        "    def __init__(self):\n"
+        "        self.est = make()\n"
+        "    def run(self):\n"
+        "        self.est.fit()\n"
+        "def make():\n"
+        '    return PyTorch(entry_point="x", instance_type="ml.g5.xlarge", max_run=600)\n'
+    )
+    (job,) = jobs_in(tmp_path, {"launch.py": code})
+    assert job.instance_type == "ml.g5.xlarge" and job.location.line == 9

@@ -76,6 +76,7 @@ class FollowingInterpreter(Interpreter):
         self.class_of_scope: dict[int, ClassVal] = {}
         self.instances: dict[int, InstanceVal] = {}  # class scope id -> attributes of all instances
         self.blank_instances: dict[int, InstanceVal] = {}  # classes not instantiated in the file
+        self.reading_module = False  # walking a sibling module for its constants only
 
     # -- statements --------------------------------------------------------------------------
     def exec_stmt(self, stmt: ast.stmt, scope: Scope) -> None:
@@ -107,6 +108,18 @@ class FollowingInterpreter(Interpreter):
         super().bind(target, value, scope, value_node)
 
     # -- functions ---------------------------------------------------------------------------
+    def walk_function(self, func: FuncVal) -> Any:
+        """The once-walk finds launches even when first reached from a value-only evaluation
+        (it runs with the parameters unknown, so it does not depend on that call)."""
+        if func.state != "pending" or not self.shadow or self.reading_module:
+            return super().walk_function(func)
+        saved = self.shadow
+        self.shadow = 0
+        try:
+            return super().walk_function(func)
+        finally:
+            self.shadow = saved
+
     def bind_implicit(self, func: FuncVal, scope: Scope) -> None:
         """The once-walk of a method: ``self`` is the class's instances (their merged attributes)."""
         bound = self._implicit_first(func, None)
@@ -435,6 +448,7 @@ class FollowingInterpreter(Interpreter):
         sub_sources.inputs = sources.inputs
         walker = FollowingInterpreter(sources=sub_sources)
         walker.shadow = 1  # a module read for its names: no launches of its own are recorded here
+        walker.reading_module = True
         module_scope = walker.run_module(tree)
         # Constants only: a function or class of another file is analysed when that file is
         # scanned, so its launches are never walked (or counted) from here.
