@@ -372,3 +372,16 @@ def test_tf_json_is_scanned_as_part_of_the_directory(tmp_path: Path) -> None:
 def test_broken_tf_json_is_a_parse_error_not_a_crash(tmp_path: Path) -> None:
     result = load(tmp_path, {"main.tf.json": '{"resource": {'})
     assert result.records == [] and len(result.errors) == 1
+
+
+def test_a_local_module_called_from_tf_json_is_not_scanned_standalone(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "main.tf.json").write_text(
+        '{"module": {"nb": {"source": "../nb", "type": "ml.p5.48xlarge"}}}\n', encoding="utf-8"
+    )
+    (tmp_path / "nb").mkdir()
+    (tmp_path / "nb" / "main.tf").write_text(NOTEBOOK.replace("nb_type", "type"), encoding="utf-8")
+    assert tf.module_directories([root, tmp_path / "nb"]) == {tmp_path / "nb"}
+    result = scan_paths([tmp_path], ("FIN301",))
+    assert [f.resource for f in result.findings] == ["module.nb.aws_sagemaker_notebook_instance.nb"]
