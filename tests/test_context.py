@@ -449,10 +449,9 @@ def test_launcher_config_changed_pulls_in_the_launcher(
     )
     _, report = scan(root, monkeypatch, "train/config.yaml")
     assert report["summary"]["context_files"] == 1  # launch.py names config.yaml; other.py does not
-    # The launcher's own findings (FIN101: no max_run) do not depend on config.yaml. Reading the
-    # config's values into the launch is issue 12; its records will list the file in
-    # extra["inputs"], and then the launch is reported through it (see the unit test below).
-    assert where(report) == []
+    # The launch reads its instance type from config.yaml (issue 12): its record lists the file
+    # in extra["inputs"], so the launch is reported through it; FIN301 points at the value.
+    assert where(report) == [("train/config.yaml", 1, "FIN301"), ("train/launch.py", 5, "FIN101")]
 
 
 def _finding(file: str, **extra: object) -> Finding:

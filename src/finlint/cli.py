@@ -72,6 +72,11 @@ def main() -> None:
 @click.option("--exit-zero", is_flag=True, help="Always exit 0 on findings (for rollout).")
 @click.option("--color/--no-color", default=None, help="Colour the text output (default: on a terminal).")
 @click.option(
+    "--include-tests",
+    is_flag=True,
+    help="Also check training launches in test code (test_*.py, *_test.py, test functions and classes).",
+)
+@click.option(
     "--show-undetermined",
     is_flag=True,
     help="Also list the checks a rule could not decide because a value is not known statically, and why.",
@@ -109,6 +114,7 @@ def scan(
     jobs: int | None,
     exit_zero: bool,
     color: bool | None,
+    include_tests: bool,
     show_undetermined: bool,
     usage_file: Path | None,
     region: str | None,
@@ -142,7 +148,7 @@ def scan(
         fail_on,
         max_monthly_usd,
         cost_settings(usage_file, region, pricing),
-        {"tf_var_files": list(var_file), "tf_vars": parse_vars(tf_vars)},
+        {"tf_var_files": list(var_file), "tf_vars": parse_vars(tf_vars), "include_tests": include_tests},
         (max_file_mb, max_yaml_nodes, quiet, jobs),
         [path for _, path in targets if path is not None] + [p for p in (baseline, write_baseline) if p],
     )

@@ -292,6 +292,8 @@ def prepare(
         jobs=jobs_for(io[3]),
         config_file=found,
     )
+    if config.include_tests:
+        loader_options["include_tests"] = True
     max_usd = max_monthly_usd if max_monthly_usd is not None else config.max_monthly_usd
     return Run(options, policies, config, fail_on, max_usd)
 

@@ -52,6 +52,7 @@ class Config:
     baseline: Path | None = None
     max_file_mb: float | None = None  # discovery.Limits.max_file_bytes, in MiB
     max_yaml_nodes: int | None = None  # discovery.Limits.max_yaml_nodes
+    include_tests: bool = False  # check training launches in test code too (issue 12)
     _lines: Callable[[tuple[Any, ...]], int] = field(default=lambda _path: 1, repr=False)
 
     def error(self, path: tuple[Any, ...], message: str) -> ConfigError:
@@ -293,6 +294,12 @@ def _strings(config: Config, key: str, value: Any) -> tuple[str, ...]:
     return tuple(v.strip() for v in value if v.strip())
 
 
+def _flag(config: Config, key: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise config.error((key,), f"{key}: expected true or false")
+    return value
+
+
 def _path(config: Config, key: str, value: Any, base: Path) -> Path:
     if not isinstance(value, str) or not value.strip():
         raise config.error((key,), f"{key}: expected a file path")
@@ -316,6 +323,7 @@ def _apply(config: Config, data: dict[str, Any], base: Path) -> None:
         "rules": lambda k, v: _rules(config, k, v),
         "max_file_mb": lambda k, v: setattr(config, "max_file_mb", _positive(config, k, v, float)),
         "max_yaml_nodes": lambda k, v: setattr(config, "max_yaml_nodes", int(_positive(config, k, v, int))),
+        "include_tests": lambda k, v: setattr(config, "include_tests", _flag(config, k, v)),
     }
     aliases = {"pricing": "pricing_file", "policy_dir": "policy_dirs"}
     for raw_key, value in data.items():

@@ -177,6 +177,15 @@ def apply(
             for e in by_file.get(f.file, ())
             if (e.scope == "file" and not e.misplaced) or (e.scope == "line" and e.targets & anchors)
         ]
+        if f.record is not None and f.record.location.file != f.file:
+            # the finding points into a config file its value came from: a comment at the
+            # launch (the record's own lines) still suppresses it
+            at = {f.record.location.line}
+            candidates += [
+                e
+                for e in by_file.get(f.record.location.file, ())
+                if (e.scope == "file" and not e.misplaced) or (e.scope == "line" and e.targets & at)
+            ]
         if f.record is not None:
             candidates += [
                 from_records[(f.record.location.file, s.line, s.rule, s.reason)]

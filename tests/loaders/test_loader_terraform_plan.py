@@ -180,3 +180,21 @@ def test_demo_terraform_part() -> None:
         ("FIN301", "main.tf", 59),
         ("FIN401", "main.tf", 72),  # the Name tag that says checkpoints
     }
+
+
+def test_two_roots_with_the_same_address_keep_both(tmp_path: Path) -> None:
+    """Regression: a plan joined the last configuration record of its address in the whole
+    scan, and both roots' records of that address were dropped; one folder's FIN101 was lost."""
+    from tests.conftest import scan_paths
+
+    shutil.copytree(FIXTURE, tmp_path / "gpu_platform")
+    shutil.copytree(FIXTURE.parents[1] / "demo" / "terraform", tmp_path / "terraform")
+    result = scan_paths([tmp_path], ("FIN101",))
+    hits = sorted(
+        (Path(f.file).parent.name, f.line)
+        for f in result.findings
+        if f.resource == "aws_sagemaker_training_job.pretrain"
+    )
+    assert hits == [("gpu_platform", 2), ("terraform", 26)]
+    alone = scan_paths([tmp_path / "gpu_platform"], ("FIN101",))
+    assert [f.line for f in alone.findings if f.resource.endswith(".pretrain")] == [2]

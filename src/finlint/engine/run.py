@@ -13,6 +13,7 @@ from typing import Any
 from finlint import selector
 from finlint.engine.conditions import Env, evaluate, render_message
 from finlint.engine.facts import Evidence
+from finlint.engine.origins import sourced_location
 from finlint.engine.policy import Policy
 from finlint.finding import Finding
 from finlint.ir import Record
@@ -145,16 +146,17 @@ def run_policies(
                 if verdict is not True:
                     continue
                 line, end_line = _location(policy, env)
+                file, line, end_line, note = sourced_location(policy, record, line, end_line)
                 findings.append(
                     Finding(
                         rule_id=policy.id,
                         rule=policy.name,
                         severity=severity if fixed else _case_severity(policy, kind, env, severity),
-                        file=record.location.file,
+                        file=file,
                         line=line,
                         end_line=max(end_line, line),
                         resource=record.address,
-                        message=render_message(policy.message_for(kind), env),
+                        message=render_message(policy.message_for(kind), env) + note,
                         record=record,
                         cost_model=policy.cost_model,
                         params=dict(params),

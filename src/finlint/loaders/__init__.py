@@ -121,10 +121,10 @@ REGISTRY: tuple[LoaderSpec, ...] = (
         "terraform",
         "finlint.loaders.terraform.loader",
         "directory",
-        (".tf", ".tfvars"),
+        (".tf", ".tf.json", ".tfvars", ".tfvars.json"),
         ("#", "//", "/*"),
         {"terraform": "main.tf"},
-        unit_files=(".tf",),
+        unit_files=(".tf", ".tf.json"),
     ),
     LoaderSpec(
         "sagemaker-python",

@@ -238,6 +238,7 @@ class Interpreter:
             scope.vars[args.vararg.arg] = Unknown(f"parameter '*{args.vararg.arg}'")
         if args.kwarg:
             scope.vars[args.kwarg.arg] = Unknown(f"parameter '**{args.kwarg.arg}'")
+        self.bind_implicit(func, scope)
         saved = (self.context, self.in_test, self.current_func, self.loop_depth, self.target_name)
         self.context = [*func.context, func.node.name]
         self.in_test = func.is_test
@@ -253,6 +254,15 @@ class Interpreter:
             result = value if i == 0 else merge(result, value, f"{func.node.name}() returns different values")
         func.result = result
         return result
+
+    def bind_implicit(self, func: FuncVal, scope: Scope) -> None:
+        """Hook: bind a method's ``self``/``cls`` in its once-walk (see :mod:`.calls`)."""
+
+    def follow_call(
+        self, callee: Any, method: str | None, args: CallArgs, node: ast.Call, scope: Scope
+    ) -> Any:
+        """Hook: a call :meth:`model_call` left alone; ``NotImplemented`` for the generic handling."""
+        return NotImplemented
 
     # -- binding -------------------------------------------------------------------------
     def bind(self, target: ast.expr, value: Any, scope: Scope, value_node: ast.expr | None) -> None:
@@ -481,6 +491,8 @@ class Interpreter:
         index_ok = isinstance(key, int) and not isinstance(key, bool)
         if isinstance(base, tuple) and index_ok and -len(base) <= key < len(base):
             return base[key]
+        if isinstance(base, Unknown) and base.reason and base.reason.startswith(("config file", "`")):
+            return Unknown(f"`{text_of(node)}`: {base.reason}")  # say why the container is unknown
         return Unknown(f"`{text_of(node)}` is not known statically")
 
     def eval_args(self, node: ast.Call, scope: Scope) -> CallArgs:
@@ -502,7 +514,7 @@ class Interpreter:
             if isinstance(value, DictVal):
                 for key, entry in value.entries.items():
                     if isinstance(key, str) and key not in args.keywords:
-                        args.keywords[key] = entry
+                        args.keywords[key] = entry if entry[1] else (entry[0], kw.lineno)
                 if value.open:
                     args.open, args.open_reason = True, f"**{text_of(kw.value)} may hold more arguments"
             else:
@@ -526,6 +538,8 @@ class Interpreter:
             callee = self.eval(func, scope)
         args = self.eval_args(node, scope)
         result = self.model_call(callee, method, args, node, scope)
+        if result is NotImplemented:
+            result = self.follow_call(callee, method, args, node, scope)
         if result is not NotImplemented:
             return result
         if method is None and isinstance(callee, FuncVal):

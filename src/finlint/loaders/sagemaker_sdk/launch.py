@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from finlint.ir import Unknown
-from finlint.loaders.sagemaker_sdk.interp import Interpreter
+from finlint.loaders.sagemaker_sdk.calls import FollowingInterpreter
 from finlint.loaders.sagemaker_sdk.scope import ClassVal, FuncVal, Scope
+from finlint.loaders.sagemaker_sdk.sources import ArgDefault, PathVal, Sources, arg_default
 from finlint.loaders.sagemaker_sdk.values import (
     CallArgs,
     ClientVal,
@@ -157,12 +158,13 @@ def classify(ref: Ref) -> str | None:
     return _SDK_KINDS.get(last)
 
 
-class SdkInterpreter(Interpreter):
+class SdkInterpreter(FollowingInterpreter):
     """The interpreter with SageMaker meaning: collects :class:`Launch` records."""
 
-    def __init__(self, is_test_file: bool = False) -> None:
-        super().__init__(is_test_file)
+    def __init__(self, is_test_file: bool = False, sources: Sources | None = None) -> None:
+        super().__init__(is_test_file, sources)
         self.launches: list[Launch] = []
+        self.instance_literals: set[str] = set()  # "ml.*" string constants of the file
         self.notices: list[tuple[int, str]] = []
 
     # -- launches ------------------------------------------------------------------------
@@ -172,10 +174,11 @@ class SdkInterpreter(Interpreter):
         name = self.target_name or (self.context[-1] if self.context else sdk_class)
         launch = Launch(launcher, sdk_class, line, end_line, name, default_runtime=default)
         if self.in_test:
-            launch.skip = "inside a test"
+            launch.skip = "inside a test"  # loader.TEST_SKIP
         if self.loop_depth:
             launch.extra["in_loop"] = True
-        self.launches.append(launch)
+        if not self.shadow:  # a call evaluated for its value only records no launch
+            self.launches.append(launch)
         return launch
 
     def model_call(
@@ -226,7 +229,7 @@ class SdkInterpreter(Interpreter):
             return ParserVal()
         if kind == "boto3_client":
             return ClientVal(args.positional[0] if args.positional else Unknown())
-        if kind == "path_join":
+        if kind == "path_join" and not any(isinstance(p, PathVal) for p in args.positional):
             return _join("/", args.positional, node.args)
         return NotImplemented
 
@@ -308,9 +311,30 @@ class SdkInterpreter(Interpreter):
             _instance_groups(launch, groups)
         itype = launch.fields.get("instance_type", (None, 0))[0]
         if itype in ("local", "local_gpu"):
-            launch.skip = "local mode"
+            self.local_mode(launch, itype)
         self._job_name(launch, args, "base_job_name")
         return ObjVal("launch", [launch])
+
+    def local_mode(self, launch: Launch, itype: Any) -> None:
+        """Local mode is exempt, unless "local" is only an argparse default while the run may
+        pass a real instance type (a ``choices`` entry, else an ``ml.*`` literal of the file):
+        then the launch is checked and the finding says under which value."""
+        if isinstance(itype, ArgDefault):
+            real = [c for c in itype.choices if c.startswith("ml.")] or sorted(self.instance_literals)
+            if real:
+                flag = "--" + itype.dest.replace("_", "-")
+                shown = ", ".join(real[:3]) + (", ..." if len(real) > 3 else "")
+                launch.extra["finding_note"] = (
+                    f"; local mode only by the argparse default {str(itype)!r}: checked as run with "
+                    f"{flag} {real[0]} (possible values: {shown})"
+                )
+                line = launch.fields["instance_type"][1]
+                launch.fields["instance_type"] = (
+                    real[0] if len(real) == 1 else Unknown(f"{flag} is {shown} when not run in local mode"),
+                    line,
+                )
+                return
+        launch.skip = "local mode"
 
     def model_trainer(self, sdk_class: str, args: CallArgs) -> ObjVal:
         launch = self.new_launch(
@@ -346,6 +370,8 @@ class SdkInterpreter(Interpreter):
 
     def api_request(self, args: CallArgs) -> Any:
         if not args.keywords:
+            if self.shadow:  # a call evaluated for its value: the launch site notices once
+                return Unknown("create_training_job response")
             self.notices.append(
                 (args.line, "create_training_job request is built dynamically; not analysed statically")
             )
@@ -485,6 +511,9 @@ def _parser_method(parser: ParserVal, method: str, args: CallArgs) -> Any:
                     value = converter(value)
                 except ValueError:
                     value = Unknown(f"argparse default {value!r} is not a number")
+        if isinstance(value, str) and not isinstance(value, ArgDefault):
+            choices = args.get("choices")
+            value = arg_default(value, dest, choices[0] if choices is not None else None)
         parser.defaults[dest] = value
         return None
     if method in ("add_argument_group", "add_mutually_exclusive_group"):

@@ -19,6 +19,8 @@ from finlint.loaders.base import DocContext, no_finalize
 from finlint.loaders.sagemaker_sdk.dataloader import MARKER as DATALOADER_MARKER
 from finlint.loaders.sagemaker_sdk.dataloader import load_data_loaders
 from finlint.loaders.sagemaker_sdk.launch import Launch, SdkInterpreter
+from finlint.loaders.sagemaker_sdk.sdk_defaults import DEFAULTS_FIELDS, apply_defaults, find_defaults
+from finlint.loaders.sagemaker_sdk.sources import Sources, origin_of
 from finlint.loaders.sagemaker_sdk.values import DictVal, PartialStr
 from finlint.yamlload import LineDict, LineList, YamlLoadError, load_all
 
@@ -214,6 +216,36 @@ def _strip_magics(lines: list[str]) -> str | None:
 
 
 # -- analysis ------------------------------------------------------------------------------
+TEST_SKIP = "inside a test"
+INPUTS_KEY = "inputs"  # = finlint.context.INPUTS_KEY (loaders do not import the context package)
+_TEST_NOTICE = re.compile(r"^(\d+) training launch(?:es)? in test code (?:was|were) not checked")
+
+
+def test_launches_notice(count: int) -> str:
+    """What counts as test code: files ``test_*.py``, ``*_test.py``, ``conftest.py``; functions
+    named ``test*`` and pytest fixtures; classes named ``Test*`` or subclassing ``*TestCase``."""
+    noun, verb = ("launch", "was") if count == 1 else ("launches", "were")
+    return f"{count} training {noun} in test code {verb} not checked; --include-tests checks them"
+
+
+def summarize_test_notices(notices: list[Notice]) -> list[Notice]:
+    """The per-file test-code notices of a scan as one summary notice (at the first file)."""
+    counted = [(n, _TEST_NOTICE.match(n.message)) for n in notices]
+    hits = [(n, m) for n, m in counted if m is not None]
+    if len(hits) < 2:
+        return notices
+    total = sum(int(m.group(1)) for _, m in hits)
+    first = hits[0][0]
+    files = len(hits)
+    summary = Notice(first.file, first.line, f"{test_launches_notice(total)} ({files} files)")
+    out = [n for n, m in counted if m is None]
+    out.append(summary)
+    return out
+
+
+_INSTANCE_TYPE = re.compile(r"^ml\.[a-z0-9-]+\.[a-z0-9]+$")
+
+
 def _analyse(
     tree: ast.Module,
     line_map: LineMap,
@@ -224,10 +256,33 @@ def _analyse(
     result: LoadResult,
 ) -> None:
     is_test_file = _is_test_file(path)
-    interp = SdkInterpreter(is_test_file=is_test_file)
+    interp = SdkInterpreter(is_test_file=is_test_file, sources=Sources(path, display))
+    interp.instance_literals = {
+        n.value
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Constant) and isinstance(n.value, str) and _INSTANCE_TYPE.match(n.value)
+    }
     interp.run_module(tree)
     for line, message in interp.notices:
         result.notices.append(Notice(display, line_map(line), message))
+    include_tests = bool(options.get("include_tests"))
+    if include_tests:
+        for launch in interp.launches:
+            if launch.skip == TEST_SKIP:
+                launch.skip = None
+                launch.extra["in_test_code"] = True
+    if interp.sources is not None:
+        defaults = find_defaults(interp.sources, tree)
+        if defaults:
+            apply_defaults(interp.sources, defaults, [la for la in interp.launches if la.skip is None])
+    inputs = tuple(sorted(interp.sources.inputs - {display})) if interp.sources is not None else ()
+    if inputs:  # files the values were read from: a changed-file scan reports through them
+        for launch in interp.launches:
+            launch.extra.setdefault(INPUTS_KEY, inputs)  # finlint.context.INPUTS_KEY
+    in_tests = [la for la in interp.launches if la.skip == TEST_SKIP]
+    if in_tests:
+        first = min(la.line for la in in_tests)
+        result.notices.append(Notice(display, line_map(first), test_launches_notice(len(in_tests))))
     launches = sorted(
         (la for la in interp.launches if la.skip is None), key=lambda la: (la.line, la.end_line)
     )
@@ -267,18 +322,26 @@ def _to_record(
 ) -> Record | None:
     location = Location(display, line_map(launch.line), line_map(launch.end_line))
     extra: dict[str, Any] = {"sdk_class": launch.sdk_class, **launch.extra}
+    from_defaults = set(extra.pop(DEFAULTS_FIELDS, ()))
     if launch.default_runtime is not None:  # named in FIN101's message, also for pipeline steps
         extra["default_note"] = DEFAULT_NOTES.get(launch.sdk_kind, DEFAULT_NOTES["sdk-estimator"])
     if launch.request is not None:
         return _api_record(launch, address, location, extra, line_map, ctx, result)
     values: dict[str, Any] = {}
     attr_lines: dict[str, int] = {}
+    sources: dict[str, dict[str, Any]] = {}
     for ir_field, (value, line) in launch.fields.items():
         converted = _ir_value(ir_field, value)
         if converted is None:
             continue
         values[ir_field] = converted
         attr_lines[ir_field] = line_map(line)
+        origin = origin_of(value)
+        if origin is not None:  # read from a config file: the finding names (and points at) it
+            what = "SageMaker SDK defaults file" if ir_field in from_defaults else "config file"
+            sources[ir_field] = {"file": origin[0], "line": origin[1], "what": what}
+    if sources:
+        extra["value_sources"] = sources
     if launch.runs is not None:
         runs = _ir_value("instance_count", launch.runs[0])
         values["runs_multiplier"] = 1 if runs is None else runs
@@ -305,6 +368,8 @@ def _ir_value(ir_field: str, value: Any) -> Any:
     """An interpreter value -> what the IR field holds (None, a typed value or Unknown)."""
     if value is None or isinstance(value, Unknown):
         return value
+    if getattr(value, "is_bool", False):  # a config file's true/false (sources.OriginBool)
+        value = bool(value)
     if ir_field in INT_FIELDS:
         if isinstance(value, bool):
             return Unknown(f"{value!r} is not a number")

@@ -125,13 +125,23 @@ def same(a: Any, b: Any) -> bool:
     """Strict equality for merging branches: ``1`` and ``True`` differ, objects by identity."""
     if isinstance(a, Unknown) or isinstance(b, Unknown):
         return False
-    if type(a) is not type(b):
+    if type(a) is not type(b) and _plain(a) is not _plain(b):
         return False
     if isinstance(a, (int, float, str, bytes, bool, Ref, PartialStr)) or a is None:
         return bool(a == b)
     if isinstance(a, tuple):
         return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=False))
     return a is b
+
+
+def _plain(value: Any) -> type[Any]:
+    """``str`` for a str subclass (a config value that remembers its file), etc."""
+    if getattr(value, "is_bool", False):  # sources.OriginBool: a config true/false
+        return bool
+    for base in (bool, str, float, int):
+        if isinstance(value, base):
+            return base
+    return type(value)
 
 
 def merge(a: Any, b: Any, reason: str) -> Any:
@@ -148,6 +158,12 @@ def merge(a: Any, b: Any, reason: str) -> Any:
                 line = (ea or eb)[1]  # type: ignore[index]
                 out.entries[key] = (Unknown(reason), line)
         return out
+    if (
+        isinstance(a, (str, PartialStr))
+        and isinstance(b, (str, PartialStr))
+        and (isinstance(a, PartialStr) or isinstance(b, PartialStr))
+    ):  # a partly dynamic string on every branch is still a string that is present
+        return PartialStr(f"{_template(a)} | {_template(b)}")
     if isinstance(a, Unknown):
         return a
     if isinstance(b, Unknown):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -17,10 +16,7 @@ MAX_MODULE_DEPTH = 12
 MAX_INSTANCES = 256  # for_each keys expanded one by one; beyond that: one record, multiplied
 META_ARGS = {"count", "for_each", "provider", "depends_on", "lifecycle", "provisioner", "connection"}
 MODULE_META = {"source", "version", "count", "for_each", "providers", "depends_on"}
-EKS_SOURCE = re.compile(
-    r"^(?:registry\.terraform\.io/)?terraform-aws-modules/eks/aws"
-    r"(?://modules/(eks-managed-node-group|self-managed-node-group))?$"
-)
+TF_SUFFIXES = (".tf", ".tf.json")  # native and JSON syntax: one configuration
 _NOT_RESOURCE_ROOTS = {"var", "local", "data", "module", "each", "count", "path", "terraform", "self"}
 UNKNOWN_TEXT = "${unknown}"
 
@@ -86,7 +82,12 @@ def parse_files(run: Run, files: list[Path]) -> list[TfFile]:
             continue
         shown = run.display(path)
         try:
-            body = h.parse_text(text)
+            if path.name.endswith(".tf.json"):  # JSON syntax: the same body, same lines
+                from finlint.loaders.terraform.tfjson import json_to_hcl
+
+                body = h.parse_text(json_to_hcl(text))
+            else:
+                body = h.parse_text(text)
         except h.HclError as exc:
             run.result.errors.append(ir.LoadError(shown, exc.line, exc.message))
             continue

@@ -21,8 +21,9 @@ from finlint.discovery import read_bytes
 from finlint.loaders.base import no_finalize
 from finlint.loaders.terraform import hcl as h
 from finlint.loaders.terraform import mapping as m
-from finlint.loaders.terraform.files import FORMAT, Run, parse_files
+from finlint.loaders.terraform.files import FORMAT, TF_SUFFIXES, Run, parse_files
 from finlint.loaders.terraform.modules import Module
+from finlint.loaders.terraform.tfjson import json_to_hcl
 from finlint.loaders.terraform.tfvars import root_tfvars
 
 __all__ = ["FORMAT", "finalize", "load_directory", "module_directories"]
@@ -62,10 +63,13 @@ def module_directories(dirs: Iterable[Path]) -> set[Path]:
     candidates = {d.resolve(): d for d in dirs}
     calls: dict[Path, set[Path]] = {d: set() for d in candidates.values()}
     for d in candidates.values():
-        for tf in sorted(d.glob("*.tf")):
+        for tf in sorted(f for suffix in TF_SUFFIXES for f in d.glob(f"*{suffix}")):
             raw = read_bytes(tf, h.MAX_FILE_BYTES)  # never a FIFO or a device
             try:
-                body = h.parse_text(raw.decode("utf-8")) if isinstance(raw, bytes) else None
+                text = raw.decode("utf-8") if isinstance(raw, bytes) else None
+                if text is not None and tf.name.endswith(".json"):
+                    text = json_to_hcl(text)
+                body = h.parse_text(text) if text is not None else None
             except (h.HclError, UnicodeDecodeError):
                 continue
             if body is None:

@@ -11,15 +11,15 @@ from finlint import ir
 from finlint.ir import Unknown
 from finlint.loaders.terraform import hcl as h
 from finlint.loaders.terraform import mapping as m
-from finlint.loaders.terraform.eks_module import eks_module
+from finlint.loaders.terraform import registry_modules
 from finlint.loaders.terraform.embedded import EMBEDDED
 from finlint.loaders.terraform.eval import EvalError, Evaluator, to_string
 from finlint.loaders.terraform.files import (
-    EKS_SOURCE,
     FORMAT,
     MAX_INSTANCES,
     MAX_MODULE_DEPTH,
     MODULE_META,
+    TF_SUFFIXES,
     Decl,
     Run,
     TfFile,
@@ -261,9 +261,9 @@ class Module:
         for suffix, names, multiplier in self._instances(call):
             ev = self.evaluator(call.file, **names)
             prefix = f"{self.prefix}module.{name}{suffix}."
-            eks = EKS_SOURCE.match(source)
-            if eks:
-                eks_module(self, call, ev, prefix, eks.group(1), multiplier)
+            modelled = registry_modules.lookup(source)
+            if modelled is not None:  # read from the caller's inputs (registry_modules.py)
+                modelled.load(self, call, ev, prefix, multiplier)
                 continue
             directory = self._module_dir(name, source, shown, call.block.line)
             if directory is None:
@@ -274,7 +274,7 @@ class Module:
                 )
                 continue
             inputs = {k: ev.value(a.expr) for k, a in body.attrs.items() if k not in MODULE_META}
-            files = parse_files(self.run, sorted(directory.glob("*.tf")))
+            files = parse_files(self.run, sorted(f for s in TF_SUFFIXES for f in directory.glob(f"*{s}")))
             child = Module(self.run, directory, files, prefix, inputs, {}, self.depth + 1, self.stack)
             child.load()
 

@@ -213,16 +213,23 @@ def _join_plan(records: list[ir.Record]) -> list[ir.Record]:
     of a counted resource (``x[0]``) whose configuration record is in the scan: keep the
     configuration record (it carries the count). Embedded objects: keep the configuration's
     (its lines are inside the heredoc).
+
+    One scan may hold several configurations that use the same address (two roots, each with
+    ``aws_sagemaker_training_job.pretrain``): a plan joins the configuration record of its own
+    directory (or of the one directory above it), never one of another root.
     """
-    config = {r.address: r for r in records if "tf_address" in r.extra and not r.extra.get("from_plan")}
+    config: dict[str, list[ir.Record]] = {}
+    for r in records:
+        if "tf_address" in r.extra and not r.extra.get("from_plan"):
+            config.setdefault(r.address, []).append(r)
     if not config:
         return records
     out: list[ir.Record] = []
-    replaced: set[str] = set()
+    replaced: set[int] = set()
     for r in records:
         if not r.extra.get("from_plan"):
             continue
-        twin = config.get(r.address)
+        twin = _twin(r, config.get(r.address, []))
         if twin is not None and "/" not in r.address:
             lines = {k: twin.attr_lines.get(k, twin.location.line) for k in r.attr_lines}
             extra = dict(r.extra)
@@ -231,18 +238,32 @@ def _join_plan(records: list[ir.Record]) -> list[ir.Record]:
             if isinstance(r, ir.Volume) and isinstance(twin, ir.Volume) and r.mounts:
                 changes["mounts"] = _mounts_at(r.mounts, twin)
             out.append(r.with_changes(**changes))
-            replaced.add(twin.address)
-        elif twin is not None or _TRAILING_INDEX.sub("", r.address) in config:
+            replaced.add(id(twin))
+        elif twin is not None or _twin(r, config.get(_TRAILING_INDEX.sub("", r.address), [])) is not None:
             continue  # the configuration record stands for it
         else:
             out.append(r)
     for r in records:
         if r.extra.get("from_plan"):
             continue
-        if r.address in replaced:
+        if id(r) in replaced:
             continue
         out.append(r)
     return out
+
+
+def _twin(plan_record: ir.Record, candidates: list[ir.Record]) -> ir.Record | None:
+    """The configuration record a plan record stands for: same address, in the plan file's
+    directory (or, for a plan written to a sub-folder such as ``plans/``, its parent); else the
+    scan's only configuration record of that address."""
+    if not candidates:
+        return None
+    plan_dir = posixpath.dirname(_norm(plan_record.location.file))
+    for directory in (plan_dir, posixpath.dirname(plan_dir)):
+        for c in candidates:
+            if posixpath.dirname(_norm(c.location.file)) == directory:
+                return c
+    return candidates[0] if len(candidates) == 1 else None
 
 
 def _mounts_at(mounts: tuple[ir.Mount, ...], twin: ir.Volume) -> tuple[ir.Mount, ...]:

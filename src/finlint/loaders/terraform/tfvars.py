@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,8 @@ from finlint.yamlload import YamlLoadError, load_all
 
 
 def root_tfvars(run: Run, directory: Path) -> dict[str, Any]:
-    """Variable values in Terraform's precedence: tfvars, auto.tfvars, --var-file, --var."""
+    """Variable values in Terraform's precedence (lowest first): ``TF_VAR_name`` environment
+    variables, terraform.tfvars(.json), *.auto.tfvars(.json), --var-file, --var."""
     paths: list[Path] = []
     for name in ("terraform.tfvars", "terraform.tfvars.json"):
         if (directory / name).is_file():
@@ -23,7 +25,7 @@ def root_tfvars(run: Run, directory: Path) -> dict[str, Any]:
     paths += sorted(p for p in directory.glob("*.auto.tfvars") if p.is_file())
     paths += sorted(p for p in directory.glob("*.auto.tfvars.json") if p.is_file())
     paths += [Path(p) for p in run.options.get("tf_var_files") or []]
-    values: dict[str, Any] = {}
+    values: dict[str, Any] = env_vars(run.options.get("environ"))
     for path in paths:
         values.update(tfvars_file(run, path))
     for key, raw in (run.options.get("tf_vars") or {}).items():
@@ -69,6 +71,17 @@ def tfvars_file(run: Run, path: Path) -> dict[str, Any]:
         return {}
     ev = Evaluator(ConstScope())
     return {name: ev.value(attr.expr) for name, attr in body.attrs.items()}
+
+
+def env_vars(environ: Any = None) -> dict[str, Any]:
+    """``TF_VAR_name`` variables of the scan's environment (``options["environ"]`` in tests),
+    parsed as Terraform parses them: HCL for lists/maps/numbers/bools, else the raw string."""
+    source = os.environ if environ is None else environ
+    return {
+        key[len("TF_VAR_") :]: cli_var(str(value))
+        for key, value in sorted(source.items())
+        if key.startswith("TF_VAR_") and len(key) > len("TF_VAR_")
+    }
 
 
 def cli_var(raw: str) -> Any:
