@@ -125,9 +125,10 @@ def test_show_undetermined_explains_what_could_not_be_checked(tmp_path: Path) ->
     )
     (tmp_path / "nb.yaml").write_text(template)
     code, out = run("scan", str(tmp_path))
-    assert code == 0 and "1 check(s) undetermined" in out
+    # FIN301 (is it p5?) and FIN302 (is it a GPU notebook?) both need the instance type
+    assert code == 0 and "2 check(s) undetermined" in out
     code, out = run("scan", str(tmp_path), "--show-undetermined")
     assert "nb.yaml:5: FIN301 [undetermined] Nb:" in out and "NotebookType has no Default" in out
     data = json.loads(run("scan", str(tmp_path), "--format", "json")[1])
-    assert data["summary"]["undetermined"] == 1
+    assert data["summary"]["undetermined"] == 2
     assert data["undetermined"][0]["rule_id"] == "FIN301"

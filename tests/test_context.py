@@ -116,7 +116,8 @@ def repo(tmp_path: Path, files: dict[str, str], commit: bool = True) -> Path:
 
 def scan(root: Path, monkeypatch: pytest.MonkeyPatch, *args: str) -> tuple[int, dict]:
     monkeypatch.chdir(root)
-    result = CliRunner().invoke(main, ["scan", "--format", "json", *args])
+    # FIN302 (no auto-stop) fires on the same p5 notebooks as FIN301; these tests follow FIN301
+    result = CliRunner().invoke(main, ["scan", "--format", "json", "--ignore", "FIN302", *args])
     assert result.exit_code in (0, 1), result.output
     return result.exit_code, json.loads(result.output)
 

@@ -183,6 +183,10 @@ class ComputePool(Record):
     labels: Mapping[str, Any] = field(default_factory=dict)
     taints: tuple[str, ...] = ()
     capacity_reservation: Maybe[bool] = None  # targeted ODCR / capacity block declared
+    api_version: Maybe[str] = None  # Karpenter: karpenter.sh/v1 | v1beta1 | v1alpha5
+    #: Karpenter: each ``disruption`` key -> where it was written (``spec.disruption.expireAfter``,
+    #: ``spec.template.spec.expireAfter``), so a field in the wrong place for its API is visible.
+    disruption_paths: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -191,6 +195,11 @@ class Notebook(Record):
 
     instance_type: Maybe[str] = None
     volume_size_gb: Maybe[int] = None
+    notebook_kind: str = "notebook-instance"  # notebook-instance | studio-domain
+    lifecycle_config: Maybe[str] = None  # the lifecycle configuration attached (name or address)
+    #: Stops itself when idle: a lifecycle script with an idle/auto-stop check, or Studio's
+    #: idle shutdown enabled. False: known not to (no config, or a script without such a check).
+    idle_shutdown: Maybe[bool] = None
 
 
 @dataclass(frozen=True)
@@ -206,6 +215,10 @@ class FileSystem(Record):
     deployment_type: Maybe[str] = None  # FSx: SCRATCH_2 | PERSISTENT_2 ...
     per_unit_storage_throughput: Maybe[int] = None
     ref_ids: tuple[str, ...] = ()  # identifiers others use to point here (fs-123, logical id)
+    #: FSx for Lustre: linked to S3 (import/export path, auto export, or a data repository
+    #: association, found by the storage linking pass); None for EFS.
+    data_repository: Maybe[bool] = None
+    mounted_by: tuple[str, ...] = ()  # training jobs / workloads that mount it (linking)
 
 
 @dataclass(frozen=True)
@@ -248,6 +261,10 @@ class Volume(Record):
     is_efs: Maybe[bool] = None
     efs_target: Maybe[str] = None  # address of the EFS record it resolves to (linking)
     via: tuple[str, ...] = ()  # files of the class / PV ``is_efs`` was resolved through (linking)
+    #: An FSx for Lustre StorageClass (dynamic provisioning): the deployment type it creates and
+    #: whether it links the file system to S3 (s3ImportPath / s3ExportPath / autoImportPolicy).
+    deployment_type: Maybe[str] = None
+    data_repository: Maybe[bool] = None
 
 
 @dataclass(frozen=True)
@@ -265,6 +282,7 @@ class Bucket(Record):
 
     bucket_name: Maybe[str] = None
     lifecycle_rules: Maybe[tuple[LifecycleRule, ...]] = None
+    checkpoint_jobs: tuple[str, ...] = ()  # training jobs whose checkpoint URI is in it (linking)
 
 
 @dataclass(frozen=True)

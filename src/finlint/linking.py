@@ -11,6 +11,7 @@ from dataclasses import replace
 from typing import Any
 
 from finlint.ir import FileSystem, Mount, Record, TrainingJob, Unknown, Volume, is_unknown
+from finlint.linking_storage import link_storage
 
 EFS_DRIVERS = ("efs.csi.aws.com",)
 
@@ -135,4 +136,4 @@ def link(records: list[Record]) -> list[Record]:
         out.append(r)
     from finlint.linking_entrypoints import link_entry_points, link_warm_pools
 
-    return link_warm_pools(link_entry_points(out))
+    return link_storage(link_warm_pools(link_entry_points(out)))

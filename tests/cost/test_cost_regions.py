@@ -60,7 +60,8 @@ def test_one_fallback_notice_per_run() -> None:
     notes = [n["message"] for n in data["notices"] if n["message"].startswith("cost:")]
     assert len(notes) == 1  # many findings fell back; one notice says which prices did
     assert "ml.p5.48xlarge (sagemaker_hourly)" in notes[0] and "standard_gb_month (efs)" in notes[0]
-    assert "provisioned_throughput" not in notes[0]  # only prices a figure used
+    assert "provisioned_throughput_mibps_month (efs)" in notes[0]  # FIN403 on the demo's training EFS
+    assert "archive_gb_month" not in notes[0]  # only prices a figure used
     text = CliRunner().invoke(main, ["cost", DEMO, "--region", "us-west-2"]).output
     assert sum("notice: prices for us-west-2" in ln for ln in text.splitlines()) == 1
 

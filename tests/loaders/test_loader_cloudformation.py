@@ -838,8 +838,10 @@ def test_end_to_end_bad_fixtures() -> None:
     assert _scan("fixtures/cloudformation/bad") == {
         ("efs-checkpoints.yaml", "FIN401", 23, True),  # the Name tag that says checkpoints
         ("efs-checkpoints.yaml", "FIN401", 42, True),  # its access point, named ckpt-writer
+        ("efs-checkpoints.yaml", "FIN403", 19, True),  # 1,024 MiB/s provisioned, named for training
         ("p5-eks-nodegroup.yaml", "FIN301", 41, True),
         ("p5-notebook.yaml", "FIN301", 21, True),
+        ("p5-notebook.yaml", "FIN302", 21, True),  # no lifecycle configuration stops it
         ("sfn-definition-object.yaml", "FIN101", 25, True),
         ("sfn-definition-object.yaml", "FIN301", 35, True),  # 2 x 8 GPUs x 24 h default < 1000
         ("sfn-spot-no-checkpoint.yaml", "FIN201", 41, True),
@@ -853,6 +855,8 @@ def test_end_to_end_good_fixtures_and_demo() -> None:
     assert _scan("fixtures/cloudformation/good") == {("sfn-sub-forms.yaml", "FIN204", 30, True)}
     assert _scan("fixtures/demo/cloudformation") == {
         ("training-stack.yaml", "FIN301", 18, True),
+        ("training-stack.yaml", "FIN302", 18, True),  # GPU notebooks with no auto-stop
+        ("training-stack.yaml", "FIN302", 26, True),
         ("training-stack.yaml", "FIN401", 36, True),  # the Name tag
     }
 
@@ -869,7 +873,7 @@ def test_end_to_end_metadata_suppression(tmp_path: Path) -> None:
     from finlint.engine import EngineConfig
     from finlint.scan import ScanOptions, lint
 
-    findings = lint(ScanOptions(paths=[template], engine=EngineConfig())).findings
+    findings = lint(ScanOptions(paths=[template], engine=EngineConfig(select=("FIN301",)))).findings
     assert [(f.rule_id, f.line, f.active) for f in findings] == [("FIN301", 9, False)]
 
 

@@ -102,6 +102,16 @@ def test_nodepool_v1_admitting_p_category() -> None:
         "requirements": 18,
         "taints": 28,
         "disruption": 33,
+        "disruption.expireAfter": 32,
+        "disruption.consolidationPolicy": 34,
+        "disruption.consolidateAfter": 35,
+    }
+    # where each disruption key was written, so a field of another API version shows (FIN306)
+    assert pool.api_version == "karpenter.sh/v1"
+    assert dict(pool.disruption_paths) == {
+        "consolidationPolicy": "spec.disruption.consolidationPolicy",
+        "consolidateAfter": "spec.disruption.consolidateAfter",
+        "expireAfter": "spec.template.spec.expireAfter",
     }
 
 
@@ -113,6 +123,8 @@ def test_nodepool_v1beta1_keeps_expire_after_in_disruption() -> None:
     assert pool.line_of("capacity_types") == 19
     assert pool.disruption == {"consolidationPolicy": "WhenUnderutilized", "expireAfter": "720h"}
     assert pool.line_of("disruption") == 22
+    assert pool.api_version == "karpenter.sh/v1beta1"
+    assert pool.disruption_paths["expireAfter"] == "spec.disruption.expireAfter"
 
 
 def test_provisioner_v1alpha5() -> None:
@@ -937,6 +949,10 @@ def test_scan_bad_fixtures_fires_the_core_rules_at_the_cause() -> None:
         ("FIN301", "kubernetes/bad/nodepool-v1-category-p.yaml", 18),
         ("FIN301", "kubernetes/bad/nodepool-v1beta1-cpu-only.yaml", 15),
         ("FIN301", "kubernetes/bad/provisioner-v1alpha5-p5.yaml", 9),
+        # the same unlimited pools admit GPUs: FIN304 (counted once with FIN301)
+        ("FIN304", "kubernetes/bad/nodepool-v1-category-p.yaml", 18),
+        ("FIN304", "kubernetes/bad/nodepool-v1beta1-cpu-only.yaml", 15),
+        ("FIN304", "kubernetes/bad/provisioner-v1alpha5-p5.yaml", 9),
     }
 
 
@@ -960,6 +976,9 @@ def test_scan_demo() -> None:
         ("FIN502", "demo/kubernetes/sagemaker-pretrain.yaml", 15),
         ("FIN501", "demo/kubernetes/sagemaker-pretrain.yaml", 18),
         ("FIN102", "demo/kubernetes/sagemaker-pretrain.yaml", 20),
+        ("FIN304", "demo/kubernetes/karpenter-gpu-nodepool.yaml", 17),
+        ("FIN305", "demo/kubernetes/karpenter-g5-nodepool.yaml", 24),
+        ("FIN306", "demo/kubernetes/karpenter-g5-nodepool.yaml", 25),
         ("FIN401", "demo/kubernetes/shared-storage.yaml", 7),  # the claim name
         ("FIN401", "demo/kubernetes/train-job.yaml", 23),
     }
@@ -975,7 +994,7 @@ def test_scan_honours_the_ignore_annotation(tmp_path: Path) -> None:
     (tmp_path / "pool.yaml").write_text(annotated, "utf-8")
     from conftest import scan_paths
 
-    result = scan_paths([tmp_path])
+    result = scan_paths([tmp_path], select=("FIN301", "FIN9"))
     assert [f.rule_id for f in result.findings if f.active] == []
     # suppressed findings stay visible, with their reason
     assert [(f.rule_id, f.suppressed) for f in result.findings] == [("FIN301", "capped by a quota")]

@@ -110,6 +110,8 @@ EXPECTED = {
     ("FIN301", "karpenter.tf", 16),
     ("FIN401", "storage.tf", 8),  # the Name tag that says checkpoints
     ("FIN401", "storage.tf", 16),  # root_directory path
+    ("FIN302", "training.tf", 62),  # the p5 notebook has no auto-stop lifecycle configuration
+    ("FIN304", "karpenter.tf", 16),  # the unlimited p-category pool admits GPUs
 }
 
 
@@ -133,6 +135,8 @@ def test_core_rules_fire_through_plan_alone(tmp_path: Path) -> None:
         ("FIN301", "plan.json", 203),
         ("FIN401", "plan.json", 39),  # the Name tag that says checkpoints
         ("FIN401", "plan.json", 18),
+        ("FIN302", "plan.json", 119),
+        ("FIN304", "plan.json", 203),
     }
 
 
@@ -179,6 +183,9 @@ def test_demo_terraform_part() -> None:
         ("FIN201", "main.tf", 40),
         ("FIN301", "main.tf", 59),
         ("FIN401", "main.tf", 72),  # the Name tag that says checkpoints
+        ("FIN302", "main.tf", 22),
+        ("FIN403", "storage.tf", 5),
+        ("FIN402", "storage.tf", 14),
     }
 
 

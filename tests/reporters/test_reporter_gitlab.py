@@ -41,9 +41,14 @@ def write_tree(root: Path, notebook: str = NOTEBOOK) -> None:
     (root / "jobs" / "train.json").write_text(json.dumps(training_request(), indent=2), encoding="utf-8")
 
 
+# FIN302 fires on the same p5 sample notebooks as FIN301 (no auto-stop) and is counted once
+# with it; these reporter tests are written against the FIN301 findings.
+IGNORE = ("--ignore", "FIN302")
+
+
 def run(root: Path, monkeypatch: pytest.MonkeyPatch, *args: str) -> tuple[int, str]:
     monkeypatch.chdir(root)
-    result = CliRunner().invoke(main, ["scan", *args])
+    result = CliRunner().invoke(main, ["scan", *IGNORE, *args])
     assert result.exception is None or isinstance(result.exception, SystemExit), result.output
     return result.exit_code, result.output
 
@@ -93,7 +98,7 @@ def test_schemas_reject_what_gitlab_rejects() -> None:
 def test_demo_report_is_valid_and_ranked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     data = report(DEMO.parent.parent, monkeypatch, "fixtures/demo")
     assert_valid(data)
-    assert len(data) == 22  # every active demo finding (the text report's count)
+    assert len(data) == 27  # every active demo finding but FIN302 (ignored here; the text count is 30)
     top = data[0]
     assert top["check_name"] == "FIN301" and top["severity"] == "critical"
     assert top["location"] == {
@@ -160,7 +165,7 @@ def test_paths_are_repository_relative(tmp_path: Path, monkeypatch: pytest.Monke
     monkeypatch.setenv("CI_PROJECT_DIR", str(tmp_path))
     elsewhere = tmp_path.parent
     monkeypatch.chdir(elsewhere)
-    out = CliRunner().invoke(main, ["scan", str(tmp_path / "infra"), "--format", "gitlab"]).output
+    out = CliRunner().invoke(main, ["scan", str(tmp_path / "infra"), "--format", "gitlab", *IGNORE]).output
     (entry,) = json.loads(out)
     assert entry["location"]["path"] == "infra/notebook.yaml"
     assert_valid([entry])

@@ -192,7 +192,7 @@ def test_scan_headline_and_charts_carry_the_json_numbers(demo: dict[str, Any]) -
     total = data["summary"]["monthly_usd"]
     headline = doc.find(id="total")
     assert float(headline.attrs["data-usd"]) == pytest.approx(total, abs=0.01)
-    assert headline.text().startswith(usd_text(total)) and usd_text(total) == "$173,142"
+    assert headline.text().startswith(usd_text(total)) and usd_text(total) == "$179,622"
 
     active = [f for f in data["findings"] if "suppressed" not in f and not f.get("baseline")]
     per_rule: dict[str, float] = defaultdict(float)
@@ -239,9 +239,10 @@ def test_scan_stats_split_risk_ceilings_from_savings(demo: dict[str, Any]) -> No
 def test_findings_table_rows_basis_and_assumptions(demo: dict[str, Any]) -> None:
     doc, data = demo["scan"], demo["json"]
     rows = doc.find("table", id="findings").find("tbody").find_all("tr")
-    assert len(rows) == data["summary"]["findings"] == 22
+    assert len(rows) == data["summary"]["findings"] == 30
     dollars = [float(r.find_all("td")[4].attrs["data-sort"]) for r in rows]
-    assert dollars == sorted(dollars, reverse=True)  # ranked by dollars without any script
+    # ranked by dollars without any script; a rule without a cost model (-2) ranks with $0.00
+    assert [max(d, 0.0) for d in dollars] == sorted((max(d, 0.0) for d in dollars), reverse=True)
     by_place = {(f["file"], f["line"], f["rule_id"]): f for f in data["findings"]}
     for row in rows:
         cells = row.find_all("td")
@@ -250,7 +251,7 @@ def test_findings_table_rows_basis_and_assumptions(demo: dict[str, Any]) -> None
         finding = by_place[(file, int(line), rule_id)]
         assert cells[0].text() == finding["severity"]
         assert cells[2].text() == finding["resource"]
-        if finding["cost"] is None:  # a rule without a cost model (FIN205, FIN601): no basis to show
+        if finding["cost"] is None:  # a rule without a cost model (FIN205, FIN601, FIN306): no basis to show
             assert cells[6].find_all("details") == []
             continue
         details = cells[6].find("details")
@@ -333,7 +334,7 @@ def test_suppressed_findings_are_listed_apart(tmp_path: Path) -> None:
 
     (tmp_path / "nb.yaml").write_text(P5_NOTEBOOK + SUPPRESSED_P5_NOTEBOOK, encoding="utf-8")
     out = tmp_path / "r.html"
-    cli("scan", str(tmp_path), "--format", "html", "-o", str(out))
+    cli("scan", str(tmp_path), "--format", "html", "-o", str(out), "--ignore", "FIN302")  # FIN301 only
     doc = parse(out.read_text("utf-8"))
     (row,) = doc.find("table", id="suppressed").find("tbody").find_all("tr")
     assert row.find_all("td")[2].text() == "ReservedNotebook"
@@ -346,10 +347,22 @@ def test_suppressed_findings_are_listed_apart(tmp_path: Path) -> None:
 def test_baseline_comparison_marks_new_findings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     Path("nb.yaml").write_text(P5_NOTEBOOK, encoding="utf-8")
-    assert cli("scan", "nb.yaml", "--write-baseline", "base.json")[0] == 0
+    ignore = ("--ignore", "FIN302")  # the notebook's FIN301 finding is the baseline here
+    assert cli("scan", "nb.yaml", "--write-baseline", "base.json", *ignore)[0] == 0
     Path("job.json").write_text(json.dumps(training_request()), encoding="utf-8")
     assert (
-        cli("scan", "nb.yaml", "job.json", "--baseline", "base.json", "--format", "html", "-o", "r.html")[0]
+        cli(
+            "scan",
+            "nb.yaml",
+            "job.json",
+            "--baseline",
+            "base.json",
+            "--format",
+            "html",
+            "-o",
+            "r.html",
+            *ignore,
+        )[0]
         == 1
     )
     doc = parse(Path("r.html").read_text("utf-8"))
@@ -540,7 +553,8 @@ def test_browser_sorts_the_table(browser: Browser, demo: dict[str, Any]) -> None
     column = "Array.from(document.querySelectorAll('#findings tbody tr')).map(r => r.cells[{i}].dataset.sort)"
     click = "document.querySelectorAll('#findings thead th button')[{i}].click()"
     start = [float(v) for v in browser.evaluate(column.format(i=4))]
-    assert start == sorted(start, reverse=True)
+    # ranked by dollars; a rule without a cost model (sort key -2) ranks with the $0.00 rows
+    assert [max(v, 0.0) for v in start] == sorted((max(v, 0.0) for v in start), reverse=True)
     browser.evaluate(click.format(i=4))
     assert [float(v) for v in browser.evaluate(column.format(i=4))] == sorted(start)
     assert browser.evaluate(
@@ -560,7 +574,7 @@ def test_browser_sorts_the_table(browser: Browser, demo: dict[str, Any]) -> None
 @needs_chromium
 def test_browser_without_javascript(browser: Browser, demo: dict[str, Any]) -> None:
     browser.open(demo["scan_path"].as_uri(), javascript=False)
-    assert browser.evaluate("document.querySelectorAll('#findings tbody tr').length") == 22
+    assert browser.evaluate("document.querySelectorAll('#findings tbody tr').length") == 30
     assert browser.evaluate("document.querySelectorAll('#findings th button').length") == 0
     assert (
         browser.evaluate("document.querySelectorAll('svg.chart g.bar').length")

@@ -16,9 +16,14 @@ NOTEBOOK = P5_NOTEBOOK
 REQUEST = training_request()
 
 
+# FIN302 fires on the same p5 sample notebooks as FIN301 (no auto-stop) and is counted once
+# with it; these reporter tests are written against the FIN301 findings.
+IGNORE = ("--ignore", "FIN302")
+
+
 def markdown(root: Path, monkeypatch: pytest.MonkeyPatch, *args: str) -> tuple[int, str]:
     monkeypatch.chdir(root)
-    result = CliRunner().invoke(main, ["scan", ".", "--format", "markdown", *args])
+    result = CliRunner().invoke(main, ["scan", ".", "--format", "markdown", *IGNORE, *args])
     return result.exit_code, result.output
 
 
@@ -61,7 +66,7 @@ def test_with_baseline_shows_new_fixed_and_cost_change(
     monkeypatch.chdir(tmp_path)
     assert (
         CliRunner()
-        .invoke(main, ["scan", ".", "--write-baseline", "b/base.json", "-o", "b/out.txt"])
+        .invoke(main, ["scan", ".", "--write-baseline", "b/base.json", "-o", "b/out.txt", *IGNORE])
         .exit_code
         == 0
     )

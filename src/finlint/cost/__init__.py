@@ -19,7 +19,7 @@ ModelFn = Callable[[Finding, CostContext], Cost]
 
 
 def _models() -> dict[str, ModelFn]:
-    from finlint.cost import efs, oversized, runaway, spot, training
+    from finlint.cost import efs, oversized, pool_risk, runaway, spot, storage_risk, training
 
     return {
         "runaway-runtime": runaway.price,
@@ -31,6 +31,11 @@ def _models() -> dict[str, ModelFn]:
         "multi-node-spot": training.price_multi_node_spot,
         "warm-pool": training.price_warm_pool,
         "trainium": training.price_trainium,
+        "gpu-pool-ceiling": pool_risk.price_ceiling,
+        "idle-gpu-node": pool_risk.price_idle_node,
+        "efs-provisioned-throughput": storage_risk.price_provisioned_throughput,
+        "notebook-always-on": storage_risk.price_notebook_always_on,
+        "checkpoint-bucket-lifecycle": storage_risk.price_bucket_lifecycle,
     }
 
 
@@ -84,7 +89,8 @@ def _count_storage_once(findings: Iterable[Finding]) -> None:
         cost = f.cost
         if cost is None or cost.monthly_usd is None or not f.active:
             continue
-        key = cost.assumptions.get("storage")
+        # "storage": one EFS bill; "once": one pool's risk ceiling seen by two rules (FIN301, FIN304)
+        key = cost.assumptions.get("storage") or cost.assumptions.get("once")
         if not key:
             continue
         if key not in counted or (counted[key].resource != key and f.resource == key):

@@ -23,7 +23,7 @@ from finlint.cost.common import (
     spot_rate,
     usd,
 )
-from finlint.cost.pools import KARPENTER, always_on, pool_prices
+from finlint.cost.pools import KARPENTER, always_on, limit_ceiling, pool_prices
 from finlint.cost.pricing import PriceQuote
 from finlint.ir import ComputePool, FileSystem, Notebook, Record, TrainingJob, Volume, is_unknown
 
@@ -205,8 +205,23 @@ def _pool(rec: ComputePool, ctx: CostContext) -> LineItem:
             f"; elastic: bills nothing until it scales, then up to {usd(prices.node_month(last))} "
             f"per node-month it adds ({last.key}, a ceiling per node)"
         )
+        item.quantity += _limit_note(rec, prices, last.key)
     item.monthly_usd = first.usd * running * hpm
     return item
+
+
+def _limit_note(rec: ComputePool, prices: Any, node_type: str) -> str:
+    """'; its limits admit up to N of them: $X/month if it scales to them' (FIN301's limit ceiling)."""
+    if rec.pool_kind not in KARPENTER:
+        return ""
+    from finlint.engine.facts_pools import nodes_within_limits
+
+    spec = catalog.lookup(node_type)
+    fit = nodes_within_limits(rec.limits, spec) if spec is not None else None
+    if not isinstance(fit, tuple) or fit[0] < 1:
+        return ""
+    monthly, text = limit_ceiling(prices, node_type, fit[0])
+    return f"; its limits ({fit[1]} {fit[2]}) admit {text}" if monthly is not None else ""
 
 
 def _file_system(rec: FileSystem, ctx: CostContext) -> LineItem:

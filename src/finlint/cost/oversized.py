@@ -6,6 +6,8 @@ notebook:     x hours in service per month (usage hours_per_month, default 730)
 static pool:  x always-on nodes x hours_per_month (kind savings), the pool model of `finlint cost`
 elastic pool: a risk ceiling, not a saving: it bills nothing until it scales, then each node it adds
               bills up to the dearest priced admitted type's node-month (cost.pools, as `finlint cost`)
+limits that do not cap: a risk ceiling of N x node-month, N the nodes of the largest admitted type
+              the pool's spec.limits admit (cost.pools.limit_ceiling)
 The alternative and the relative-runtime factor come from the policy params (or the usage file);
 a relative runtime of 1.0 is an assumption the basis states.
 """
@@ -27,7 +29,7 @@ from finlint.cost.common import (
     unpriced,
     usd,
 )
-from finlint.cost.pools import always_on, pool_prices
+from finlint.cost.pools import always_on, limit_ceiling, pool_prices
 from finlint.cost.pricing import PriceQuote, Pricing
 from finlint.finding import Cost, Finding
 from finlint.ir import ComputePool, Notebook, TrainingJob
@@ -196,6 +198,8 @@ def price(finding: Finding, ctx: CostContext) -> Cost:
     }
     if per_run_hours is not None:
         assumptions["instance_hours_per_run"] = per_run_hours
+    if isinstance(rec, Notebook):
+        assumptions["once"] = f"notebook:{finding.resource}"  # FIN302 prices the same hours
     return Cost(monthly, per_run, KIND, basis, assumptions)
 
 
@@ -203,6 +207,9 @@ def _ceiling(finding: Finding, prices: Any, types: list[str], types_how: str) ->
     """An elastic pool: a risk ceiling per node it adds, never a saving (as `finlint cost` shows it)."""
     top = prices.dearest
     assert top is not None
+    limit_nodes = finding.evidence.get("limit_nodes")
+    if isinstance(limit_nodes, int) and not isinstance(limit_nodes, bool):
+        return _limit_ceiling(finding, prices, top.key, limit_nodes)
     node_month = prices.node_month(top)
     unbounded = bool(finding.evidence.get("unbounded"))
     bound = (
@@ -225,7 +232,33 @@ def _ceiling(finding: Finding, prices: Any, types: list[str], types_how: str) ->
         "always_on": 0,
         "unbounded": unbounded,
         "unpriced_types": list(prices.unpriced),
+        "once": f"pool:{finding.resource}",
         "region": top.region,
         "prices": quote_json(*prices.quotes),
     }
     return Cost(node_month, None, "risk", basis, assumptions)
+
+
+def _limit_ceiling(finding: Finding, prices: Any, node_type: str, nodes: int) -> Cost:
+    """Finite limits that admit more than the policy's max nodes: N x node-month, a risk ceiling."""
+    monthly, text = limit_ceiling(prices, node_type, nodes)
+    if monthly is None:
+        return unpriced("risk", text)
+    resource = finding.evidence.get("limit_resource", "a limit")
+    quote = next(q for q in prices.quotes if q.key == node_type)
+    basis = (
+        f"Risk ceiling, not a saving: the pool keeps no node running, but its spec.limits "
+        f"({resource}) admit {text}. {price_note(quote)}"
+    )
+    assumptions: dict[str, Any] = {
+        "ceiling": True,
+        "per": "month",
+        "instance_type": node_type,
+        "hourly_usd": quote.usd,
+        "hours_per_month": prices.hours_per_month,
+        "limit_nodes": nodes,
+        "limit_resource": resource,
+        "region": quote.region,
+        "prices": quote_json(quote),
+    }
+    return Cost(monthly, None, "risk", basis, assumptions)

@@ -7,6 +7,8 @@ pool per month:  always-on nodes x the cheapest priced node-month
 ceiling:         an elastic pool (no always-on nodes) bills nothing until it scales; each node it
                  adds bills up to the dearest priced node-month. Types without a price are named,
                  because the cheapest or dearest priced may then not be the cheapest or dearest.
+limit ceiling:   a pool whose spec.limits admit N nodes of a type can bill up to N x that type's
+                 node-month (N from engine.facts_pools.nodes_within_limits, the smallest over limits)
 """
 
 from __future__ import annotations
@@ -90,3 +92,19 @@ def pool_prices(pricing: Pricing, types: list[str], hours_per_month: float) -> P
         else:
             quotes.append(q)
     return PoolPrices(tuple(sorted(quotes, key=lambda q: q.usd)), tuple(unpriced), hours_per_month)
+
+
+def limit_ceiling(prices: PoolPrices, node_type: str, nodes: int) -> tuple[float | None, str]:
+    """N nodes x ``node_type``'s node-month: what a pool whose limits admit N such nodes may bill."""
+    quote = next((q for q in prices.quotes if q.key == node_type), None)
+    if quote is None:
+        return None, f"{node_type} has no price in the snapshot"
+    n, why = bounds.count(nodes, "nodes its limits admit")
+    if n is None:
+        return None, why or ""
+    month = prices.node_month(quote)
+    text = (
+        f"{n:,} node(s) x {node_type} {quote.rate()} x {num(prices.hours_per_month)} h = "
+        f"{usd(n * month)} per month if it scales to its limits"
+    )
+    return n * month, text

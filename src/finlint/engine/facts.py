@@ -25,7 +25,6 @@ from finlint.ir import (
     Volume,
     is_unknown,
 )
-from finlint.quantity import parse_quantity
 
 
 @dataclass(frozen=True)
@@ -144,8 +143,8 @@ def _requirement_label(spec: catalog.InstanceSpec, key: str) -> tuple[bool, Any]
     """(is this key about the instance type?, the spec's value for it)."""
     if key in _NODE_TYPE_KEYS:
         return True, spec.name
-    if key.startswith("karpenter.k8s.aws/instance-"):
-        return True, spec.label(key)
+    if key.startswith(("karpenter.k8s.aws/instance-", "eks.amazonaws.com/instance-")):
+        return True, spec.label(key)  # EKS Auto Mode's NodePools use eks.amazonaws.com/ labels
     return False, None
 
 
@@ -193,29 +192,7 @@ def admitted_types(pool: ComputePool, families: Iterable[str]) -> Any:
     )
 
 
-_LIMIT_KEYS = ("cpu", "memory", "nvidia.com/gpu", "nodes")
-
-
-def _fits_limits(spec: catalog.InstanceSpec, limits: dict[str, Any]) -> Any:
-    """Can one instance of ``spec`` be launched within ``limits``? Unknown on unparseable values."""
-    need = {
-        "cpu": float(spec.vcpu),
-        "memory": float(spec.memory_mib) * 1024 * 1024,
-        "nvidia.com/gpu": float(spec.gpu_count),
-        "nodes": 1.0,
-    }
-    for key in _LIMIT_KEYS:
-        if key not in limits:
-            continue
-        have = parse_quantity(limits[key])
-        if have is None:
-            return Unknown(f"limit {key}={limits[key]!r} is not a quantity")
-        if need[key] > have:
-            return False
-    return True
-
-
-def _karpenter_exposure(pool: ComputePool, families: list[str]) -> Any:
+def _karpenter_exposure(pool: ComputePool, families: list[str], max_nodes: int | None) -> Any:
     types = admitted_types(pool, families)
     if is_unknown(types):
         return types
@@ -231,24 +208,38 @@ def _karpenter_exposure(pool: ComputePool, families: list[str]) -> Any:
             pool.line_of("min_size") or req_line,
             {"types": types, "types_how": "admitted by the pool's requirements", "always_on": pool.min_size},
         )
-    if not limits or not any(k in limits for k in _LIMIT_KEYS):
+    from finlint.engine.facts_pools import limit_exposure, nodes_within_limits
+
+    specs = [s for s in (catalog.lookup(t) for t in types) if s is not None]
+    fits = [nodes_within_limits(limits, s) for s in specs]
+    unknown = next((f for f in fits if is_unknown(f)), None)
+    if unknown is not None:
+        return unknown
+    if any(f is None for f in fits):
         why = "has no spec.limits" if not limits else "its spec.limits do not bound cpu, memory or GPUs"
         return Evidence(
             f"admits {', '.join(types)} and {why}, so it can add such nodes without bound",
             req_line,
             {"types": types, "types_how": "admitted by the pool's requirements", "unbounded": True},
         )
-    # Finite limits: they cap the pool. Limits smaller than one instance exclude the type.
-    return None
+    # Finite limits: limits smaller than one instance exclude the type; limits that still admit
+    # more than max_nodes of the largest type do not really cap the pool.
+    if max_nodes is None:
+        return None
+    return limit_exposure(pool, types, max_nodes)
 
 
 @fact
-def pool_family_exposure(record: Record, families: list[str]) -> Any:
-    """How a pool exposes the account to ``families`` capacity, as Evidence, or None."""
+def pool_family_exposure(record: Record, families: list[str], max_nodes: int | None = None) -> Any:
+    """How a pool exposes the account to ``families`` capacity, as Evidence, or None.
+
+    ``max_nodes``: a Karpenter pool whose finite limits admit more of the largest admitted type
+    than this is exposed too (:func:`finlint.engine.facts_pools.limit_exposure`).
+    """
     if not isinstance(record, ComputePool):
         return None
     if record.pool_kind in ("karpenter-nodepool", "karpenter-provisioner"):
-        return _karpenter_exposure(record, families)
+        return _karpenter_exposure(record, families, max_nodes)
     types = record.instance_types
     if types is None or isinstance(types, Unknown):
         return types
@@ -417,5 +408,7 @@ def _job_on_efs(job: TrainingJob) -> Any:
     return None
 
 
-# The training-job rules' facts register themselves in FACTS on import.
+# The pool, storage and training-job rules' facts register themselves in FACTS on import.
+from finlint.engine import facts_pools as _facts_pools  # noqa: E402,F401
+from finlint.engine import facts_storage as _facts_storage  # noqa: E402,F401
 from finlint.engine import facts_training as _facts_training  # noqa: E402,F401

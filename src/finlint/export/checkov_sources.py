@@ -70,6 +70,14 @@ class Source:
     guard: tuple[str, ...] = ()
 
 
+#: Why resources whose facts come from other resources are not translated.
+_JOINED = (
+    "finlint joins it with other resources (notebook lifecycle configurations and their scripts, "
+    "FSx data repository associations, S3 lifecycle configurations, jobs' checkpoint URIs); "
+    "checkov's attribute conditions judge one resource at a time"
+)
+
+
 def _a(*paths: str, boolean: bool = False) -> Attr:
     return Attr(paths, boolean)
 
@@ -258,4 +266,11 @@ SOURCES: tuple[Source, ...] = (
         {"root_path": _a("root_directory.path"), "name": _a("tags.Name")},
     ),
     Source("cloudformation", "AWS::EFS::AccessPoint", "volume", {"root_path": _a("RootDirectory.Path")}),
+    # Facts finlint joins across resources (issue 14): checkov judges one resource at a time.
+    Source("terraform", "aws_sagemaker_domain", "notebook", None, _JOINED),
+    Source("cloudformation", "AWS::SageMaker::Domain", "notebook", None, _JOINED),
+    Source("terraform", "aws_fsx_lustre_file_system", "file_system", None, _JOINED),
+    Source("cloudformation", "AWS::FSx::FileSystem", "file_system", None, _JOINED),
+    Source("terraform", "aws_s3_bucket", "bucket", None, _JOINED),
+    Source("cloudformation", "AWS::S3::Bucket", "bucket", None, _JOINED),
 )

@@ -20,6 +20,7 @@ from typing import Any
 
 from finlint import ir
 from finlint.loaders.base import DocContext, no_finalize
+from finlint.loaders.cloudformation.ml_storage import fsx_file_system, notebook_instance, studio_domain
 from finlint.loaders.cloudformation.resources import (
     Resource,
     autoscaling_group,
@@ -30,10 +31,8 @@ from finlint.loaders.cloudformation.resources import (
     efs_file_system,
     efs_mount_target,
     eks_nodegroup,
-    fsx,
     hyperpod,
     launch_template,
-    notebook,
 )
 from finlint.loaders.cloudformation.sfn import state_machine
 from finlint.loaders.cloudformation.values import NO_VALUE, Obj, Template, unknown_functions
@@ -59,12 +58,13 @@ def claims(doc: Any) -> bool:
 
 
 _HANDLERS: dict[str, Callable[[Resource], Any]] = {
-    "AWS::SageMaker::NotebookInstance": notebook,
+    "AWS::SageMaker::NotebookInstance": notebook_instance,
+    "AWS::SageMaker::Domain": studio_domain,
     "AWS::SageMaker::Cluster": hyperpod,
     "AWS::EFS::FileSystem": efs_file_system,
     "AWS::EFS::AccessPoint": efs_access_point,
     "AWS::EFS::MountTarget": efs_mount_target,
-    "AWS::FSx::FileSystem": fsx,
+    "AWS::FSx::FileSystem": fsx_file_system,
     "AWS::StepFunctions::StateMachine": state_machine,
     "AWS::Serverless::StateMachine": state_machine,
     "AWS::EC2::Instance": ec2_instance,

@@ -212,14 +212,6 @@ def _referenced_resource(tpl: Template, raw: Any, rtype: str | None = None) -> s
 # --------------------------------------------------------------------------------------------
 
 
-def notebook(res: Resource) -> list[ir.Record]:
-    fields = FieldCollector()
-    fields.put("instance_type", *res.props.get("InstanceType"))
-    fields.put("volume_size_gb", *res.props.get("VolumeSizeInGB", int))
-    fields.put("name", *res.props.get("NotebookInstanceName"))
-    return [res.record(ir.Notebook, fields)]
-
-
 def hyperpod(res: Resource) -> list[ir.Record]:
     cluster_name, _ = res.props.get("ClusterName")
     extra = {"cluster_name": cluster_name if isinstance(cluster_name, str) else None}

@@ -172,6 +172,7 @@ def load_karpenter_pool(d: Doc) -> list[Record]:
         raise d.error("has no `spec` (Karpenter requires one); not checked", getattr(d.doc, "line", 1))
     spec = _section(d, d.doc, "spec")
     lines: dict[str, int] = {}
+    paths: dict[str, str] = {}
     extra: dict[str, Any] = {"api_version": d.api_version}
     if d.kind == "Provisioner":
         pool_kind, pod_spec, labels_node = "karpenter-provisioner", spec, spec
@@ -185,7 +186,7 @@ def load_karpenter_pool(d: Doc) -> list[Record]:
         labels_node = mapping(template, "metadata") or LineDict()
         limits_parent, limits_key = spec, "limits"
         node_ref = mapping(pod_spec, "nodeClassRef")
-        disruption = _nodepool_disruption(d, spec, pod_spec, lines)
+        disruption = _nodepool_disruption(d, spec, pod_spec, lines, paths)
     requirements, unresolved = _requirements(d, pod_spec, "requirements")
     if "requirements" in pod_spec:
         lines["requirements"] = d.line_at(pod_spec, "requirements")
@@ -230,21 +231,32 @@ def load_karpenter_pool(d: Doc) -> list[Record]:
         desired_size=desired,
         limits=limits,
         disruption=disruption,
+        api_version=d.api_version,
+        disruption_paths=paths,
         labels=plain(labels) if labels is not None else {},
         taints=_taints(d, pod_spec, "taints"),
     )
     return [pool]
 
 
-def _nodepool_disruption(d: Doc, spec: Node, pod_spec: Node, lines: dict[str, int]) -> dict[str, Any]:
-    """v1: spec.disruption plus template expireAfter; v1beta1 keeps expireAfter in disruption."""
+def _nodepool_disruption(
+    d: Doc, spec: Node, pod_spec: Node, lines: dict[str, int], paths: dict[str, str]
+) -> dict[str, Any]:
+    """v1: spec.disruption plus template expireAfter; v1beta1 keeps expireAfter in disruption.
+
+    ``paths`` records where each key was written (a v1beta1 field in a v1 pool stays visible)."""
     node = mapping(spec, "disruption")
     disruption: dict[str, Any] = plain(node) if node is not None else {}
     if node is not None:
         lines["disruption"] = d.line_at(spec, "disruption")
+        for key in node:
+            paths[str(key)] = f"spec.disruption.{key}"
+            lines[f"disruption.{key}"] = d.line_at(node, key)
     for key in ("expireAfter", "terminationGracePeriod"):
         if key in pod_spec:
             disruption[key] = plain(pod_spec[key])
+            paths[key] = f"spec.template.spec.{key}"
+            lines[f"disruption.{key}"] = d.line_at(pod_spec, key)
             lines.setdefault("disruption", d.line_at(pod_spec, key))
     return disruption
 

@@ -79,6 +79,7 @@ def load_storage_class(d: Doc) -> list[Record]:
     extra: dict[str, Any] = {"parameters": plain(parameters) if parameters is not None else {}}
     if str(annotations.get("storageclass.kubernetes.io/is-default-class", "")).lower() == "true":
         extra["default_class"] = True
+    deployment, repository = _fsx_lustre_class(d, provisioner, parameters, lines)
     volume = Volume(
         **d.common(namespaced=False, lines=lines),
         extra=extra,
@@ -87,8 +88,35 @@ def load_storage_class(d: Doc) -> list[Record]:
         file_system_ref=fs_ref,
         root_path=root,
         is_efs=is_efs(provisioner),
+        deployment_type=deployment,
+        data_repository=repository,
     )
     return [volume]
+
+
+#: FSx for Lustre CSI StorageClass parameters that link the file system it creates to S3.
+_FSX_S3_PARAMETERS = ("s3ImportPath", "s3ExportPath", "autoImportPolicy")
+
+
+def _fsx_lustre_class(
+    d: Doc, provisioner: Maybe[str], parameters: Node | None, lines: dict[str, int]
+) -> tuple[Maybe[str], Maybe[bool]]:
+    """(deploymentType, linked to S3?) of a dynamically provisioning FSx for Lustre class."""
+    if provisioner != "fsx.csi.aws.com" or parameters is None:
+        return None, None
+    deployment: Maybe[str] = None
+    if "deploymentType" in parameters:
+        deployment = text(parameters["deploymentType"], "parameters.deploymentType")
+        lines["deployment_type"] = d.line_at(parameters, "deploymentType")
+    if "fileSystemId" in parameters:
+        return deployment, None  # an existing file system: its links are not in this object
+    present = [k for k in _FSX_S3_PARAMETERS if k in parameters]
+    if not present:
+        return deployment, False
+    values = [text(parameters[k], f"parameters.{k}") for k in present]
+    lines["data_repository"] = d.line_at(parameters, present[0])
+    unknown = next((v for v in values if not isinstance(v, str) and v is not None), None)
+    return deployment, unknown if unknown is not None else True
 
 
 class _Source(NamedTuple):

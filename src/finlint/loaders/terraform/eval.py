@@ -13,6 +13,7 @@ their lines, so an embedded Kubernetes manifest keeps the lines of the .tf file.
 
 from __future__ import annotations
 
+import base64
 import json
 import math
 from typing import Any, Callable, Protocol
@@ -254,12 +255,14 @@ class Evaluator:
             return value if isinstance(value, Unknown) else True
         if name == "templatefile":
             return self.templatefile(expr)
-        if name == "file":
-            path = self.eval(expr.args[0]) if expr.args else Unknown("file()")
+        if name in ("file", "filebase64"):
+            path = self.eval(expr.args[0]) if expr.args else Unknown(f"{name}()")
             if isinstance(path, Unknown):
                 return path
             text = self.scope.read_file(str(path))
-            return text if text is not None else Unknown(f"file({path}) is not in the scanned tree")
+            if text is not None and name == "filebase64":
+                return FUNCTIONS["base64encode"](text)
+            return text if text is not None else Unknown(f"{name}({path}) is not in the scanned tree")
         fn = FUNCTIONS.get(name)
         if fn is None:
             return Unknown(f"function {name}() is not evaluated")
@@ -544,6 +547,7 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "tonumber": lambda v: _to_number(v) if v is not None else None,
     "tobool": lambda v: _to_bool(v) if v is not None else None,
     "jsonencode": _jsonencode,
+    "base64encode": lambda s: base64.b64encode(to_string(s).encode("utf-8")).decode("ascii"),
     "jsondecode": lambda s: _decode(s, True),
     "yamldecode": lambda s: _decode(s, False),
     "length": _length,

@@ -25,6 +25,7 @@ from finlint.loaders.terraform.items import (
 )
 
 __all__ = ["DEFAULT_NOTE", "MAPPED_TYPES", "Item", "get", "map_items"]
+from finlint.loaders.terraform import ml_storage
 from finlint.loaders.terraform.kubernetes_provider import K8S_TYPES, kubernetes_resource
 from finlint.loaders.terraform.pools import (
     autoscaling_group,
@@ -276,6 +277,7 @@ MAPPED_TYPES = (
     | frozenset(WITH_TEMPLATES)
     | K8S_TYPES
     | {"aws_s3_bucket", "aws_s3_bucket_lifecycle_configuration"}
+    | ml_storage.TYPES
 )
 
 
@@ -293,4 +295,4 @@ def map_items(items: list[Item]) -> list[ir.Record]:
         elif item.rtype in K8S_TYPES:
             out.extend(kubernetes_resource(item))
     out.extend(buckets(items))
-    return out
+    return ml_storage.link(items, out)
