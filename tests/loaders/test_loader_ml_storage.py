@@ -236,3 +236,17 @@ def test_kubernetes_fsx_storage_class(tmp_path: Path) -> None:
     assert sc.data_repository is True and sc.line_of("data_repository") == 8
     (sc,) = records(tmp_path, {"sc.yaml": K8S_FSX.format(extra="  fileSystemId: fs-0123\n")}, Volume)
     assert sc.data_repository is None  # an existing file system: its links are elsewhere
+
+
+def test_create_notebook_instance_request(tmp_path: Path) -> None:
+    request = {
+        "NotebookInstanceName": "research",
+        "InstanceType": "ml.g5.2xlarge",
+        "RoleArn": "arn:aws:iam::111122223333:role/R",
+    }
+    (nb,) = records(tmp_path, {"nb.json": json.dumps(request, indent=2)}, Notebook)
+    assert nb.address == "research" and nb.idle_shutdown is False and nb.line_of("instance_type") == 3
+    request["LifecycleConfigName"] = "auto-stop-idle"
+    (nb,) = records(tmp_path, {"nb.json": json.dumps(request, indent=2)}, Notebook)
+    assert nb.lifecycle_config == "auto-stop-idle" and isinstance(nb.idle_shutdown, Unknown)
+    assert nb.line_of("idle_shutdown") == 5

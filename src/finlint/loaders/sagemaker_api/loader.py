@@ -1,4 +1,5 @@
-"""SageMaker API specs: CreateTrainingJob requests, Step Functions ASL, pipeline definitions, HyperPod.
+"""SageMaker API specs: CreateTrainingJob requests, Step Functions ASL, pipeline definitions, HyperPod,
+CreateNotebookInstance requests.
 
 All four shapes are detected from content. They share one reader of the CreateTrainingJob
 request shape (:func:`training_job_from_request`), which the CloudFormation, Terraform and SDK
@@ -21,6 +22,7 @@ from finlint import ir
 from finlint.loaders.base import DocContext, no_finalize
 from finlint.loaders.sagemaker_api.asl import training_jobs_from_asl
 from finlint.loaders.sagemaker_api.hyperpod import hyperpod_pools, stem
+from finlint.loaders.sagemaker_api.notebook import is_notebook_request, notebook_from_request
 from finlint.loaders.sagemaker_api.pipeline import pipeline_resolver, pipeline_steps, tuning_jobs
 from finlint.loaders.sagemaker_api.reader import FORMAT, TEMPLATED, Reader
 
@@ -84,6 +86,8 @@ def _kind(doc: Any) -> str | None:
         "TrainingJobDefinition" in doc or "TrainingJobDefinitions" in doc
     ):
         return "tuning-request"
+    if is_notebook_request(doc):
+        return "notebook-request"
     groups = doc.get("InstanceGroups")
     if (
         "ClusterName" in doc
@@ -151,4 +155,6 @@ def load(doc: Any, ctx: DocContext) -> ir.LoadResult:
         pipeline_steps(doc.get("Steps"), reader, ctx.address_prefix, steps_line, result)
     elif kind == "hyperpod-cluster":
         hyperpod_pools(doc, ctx, result)
+    elif kind == "notebook-request":
+        notebook_from_request(doc, ctx, result)
     return result
