@@ -250,3 +250,24 @@ def test_create_notebook_instance_request(tmp_path: Path) -> None:
     (nb,) = records(tmp_path, {"nb.json": json.dumps(request, indent=2)}, Notebook)
     assert nb.lifecycle_config == "auto-stop-idle" and isinstance(nb.idle_shutdown, Unknown)
     assert nb.line_of("idle_shutdown") == 5
+
+
+def test_checkpoint_bucket_linked_across_files_and_formats(tmp_path: Path) -> None:
+    """A CreateTrainingJob request checkpoints into a bucket a CloudFormation template declares."""
+    bucket = (
+        'AWSTemplateFormatVersion: "2010-09-09"\nResources:\n  Artifacts:\n    Type: AWS::S3::Bucket\n'
+        "    Properties:\n      BucketName: team-artifacts-111122223333\n"
+    )
+    request = {
+        "TrainingJobName": "finetune",
+        "AlgorithmSpecification": {"TrainingImage": "img", "TrainingInputMode": "File"},
+        "RoleArn": "arn:aws:iam::111122223333:role/R",
+        "ResourceConfig": {"InstanceType": "ml.g5.2xlarge", "InstanceCount": 1, "VolumeSizeInGB": 50},
+        "StoppingCondition": {"MaxRuntimeInSeconds": 3600},
+        "CheckpointConfig": {"S3Uri": "s3://team-artifacts-111122223333/ckpt/finetune"},
+    }
+    files = {"stack.yaml": bucket, "train.json": json.dumps(request, indent=2)}
+    result = scan_files(tmp_path, files, select=("FIN402",))
+    (b,) = [r for r in result.records if isinstance(r, Bucket)]
+    assert b.checkpoint_jobs == ("finetune",)
+    assert [(Path(f.file).name, f.line) for f in result.findings] == [("stack.yaml", 6)]
