@@ -62,9 +62,19 @@ def test_helm_template_is_a_notice_not_an_error(tmp_path: Path) -> None:
         "apiVersion: karpenter.sh/v1\nkind: NodePool\n"
         "{{- if .Values.gpu }}\nmetadata:\n  name: gpu\n{{- end }}\n"
     )
+    # The tolerant reader (issue 11) reads it; a template it cannot recover is a notice.
+    (tmp_path / "blocks.yaml").write_text(
+        "apiVersion: karpenter.sh/v1\nkind: NodePool\nspec:\n  limits:\n    cpu: 10\n"
+        "    {{- toYaml .Values.more | nindent 4 }}\n"
+    )
     result = scan_paths([tmp_path])
     assert not [f for f in result.findings if f.rule_id == "FIN000"]
+    assert [r.address for r in result.records if r.location.file.endswith("nodepool.yaml")] == [
+        "NodePool/gpu"
+    ]
     assert len(result.notices) == 1 and "template" in result.notices[0].message
+    assert result.notices[0].file.endswith("blocks.yaml") and result.notices[0].line == 6
+    assert "at line 6" in result.notices[0].message
 
 
 def test_huge_file_is_skipped_with_a_reason(tmp_path: Path) -> None:

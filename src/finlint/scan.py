@@ -111,18 +111,10 @@ def load_structured(path: Path, display: str, text: str, options: dict[str, Any]
             if exc.limit:
                 result.notices.append(Notice(display, exc.line, exc.message))
             return result
-        if _looks_templated(text, exc.line):
-            result.notices.append(
-                Notice(
-                    display,
-                    exc.line,
-                    "skipped template: unrendered {{ }} / {% %} / ${ } placeholders; render it first "
-                    "(e.g. `helm template`, `envsubst`) and scan the output",
-                )
-            )
-        else:
-            result.errors.append(LoadError(display, exc.line, exc.message))
-        return result
+        tolerant = _read_template(text, display, exc, result) if not is_json else None
+        if tolerant is None:
+            return result
+        docs = tolerant
     lines = text.splitlines()
     for index, doc in enumerate(docs):
         module = loaders.document_loader_for(doc)
@@ -134,6 +126,30 @@ def load_structured(path: Path, display: str, text: str, options: dict[str, Any]
         except RecursionError:
             result.errors.append(LoadError(display, getattr(doc, "line", 1), "document is nested too deeply"))
     return result
+
+
+def _read_template(text: str, display: str, exc: Any, result: LoadResult) -> list[Any] | None:
+    """A file that is not YAML: through the tolerant reader when it is a template (a notice
+    naming the defeating line when even that fails), FIN000 when it is just broken."""
+    from finlint import templating
+
+    is_template_file = templating.template_suffix(display)
+    if not _looks_templated(text, exc.line):
+        if not is_template_file:  # a .tpl that is not YAML at all (a script) is not our input
+            result.errors.append(LoadError(display, exc.line, exc.message))
+        return None
+    docs, failure = templating.load_tolerant(text)
+    if docs is not None:
+        return docs
+    line, reason = failure if failure is not None else (exc.line, "")
+    if not is_template_file or templating.has_markers(text) and _manifest_like(text):
+        result.notices.append(Notice(display, line, templating.skipped_message(line, reason)))
+    return None
+
+
+def _manifest_like(text: str) -> bool:
+    """A template file worth a notice: it says what it is (Kubernetes or CloudFormation)."""
+    return any(key in text for key in ("apiVersion:", "AWSTemplateFormatVersion", "Resources:"))
 
 
 def _safe(fn: Callable[[], LoadResult], display: str) -> LoadResult:

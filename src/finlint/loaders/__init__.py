@@ -37,7 +37,8 @@ __all__ = [
 ]
 
 Unit = Literal["document", "file", "directory"]
-STRUCTURED_SUFFIXES = (".yaml", ".yml", ".json", ".template")
+#: `.tpl`, `.tmpl`, `.j2`: templates, read when their content is a manifest (`finlint.templating`).
+STRUCTURED_SUFFIXES = (".yaml", ".yml", ".json", ".template", ".tpl", ".tmpl", ".j2")
 #: Suffixes whose files cannot hold a comment (JSON; notebooks are JSON too).
 NO_COMMENT_SUFFIXES = (".json", ".ipynb")
 
