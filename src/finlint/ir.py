@@ -15,10 +15,13 @@ from typing import Any, ClassVar, Mapping, TypeVar, Union
 class Unknown:
     """A value that exists in the source but cannot be resolved statically."""
 
-    __slots__ = ("reason",)
+    __slots__ = ("reason", "template")
 
-    def __init__(self, reason: str = "unresolved") -> None:
+    def __init__(self, reason: str = "unresolved", template: str | None = None) -> None:
         self.reason = reason
+        #: the template text the value was written as (``run-${RUN_ID}-state``), when it was a
+        #: placeholder: two names written as the same text are the same name for linking
+        self.template = template
 
     def __repr__(self) -> str:
         return f"Unknown({self.reason!r})"

@@ -7,6 +7,7 @@ claim names a StorageClass or binds a PersistentVolume, and only that one says
 
 from __future__ import annotations
 
+import posixpath
 from dataclasses import replace
 from typing import Any
 
@@ -21,7 +22,18 @@ def _by_name(volumes: list[Volume], kind: str) -> dict[str, list[Volume]]:
     for v in volumes:
         if v.volume_kind == kind and isinstance(v.name, str):
             index.setdefault(v.name, []).append(v)
+        elif v.volume_kind == kind and template_key(v.name, v.location.file) is not None:
+            index.setdefault(str(template_key(v.name, v.location.file)), []).append(v)
     return index
+
+
+def template_key(name: Any, file: str) -> str | None:
+    """A name written as template text (an unrendered ``run-${RUN_ID}-state``): the same text in
+    the same directory (one file, one chart's templates) is the same name."""
+    template = getattr(name, "template", None) if is_unknown(name) else None
+    if not isinstance(template, str):
+        return None
+    return f"\0{posixpath.dirname(file)}\0{template}"
 
 
 def _closeness(a: str, b: str) -> int:
@@ -45,9 +57,10 @@ def _pick(candidates: list[Volume], namespace: Any, near: str = "") -> Volume | 
 
 def _class_is_efs(classes: dict[str, list[Volume]], name: Any, near: str = "") -> tuple[Any, tuple[str, ...]]:
     """Is the StorageClass ``name`` EFS, and the file that says so (its chain)."""
-    if not isinstance(name, str):
+    key = name if isinstance(name, str) else template_key(name, near)
+    if key is None or (not isinstance(name, str) and key not in classes):
         return (name if is_unknown(name) else None), ()
-    sc = _pick(classes.get(name, []), None, near)
+    sc = _pick(classes.get(key, []), None, near)
     if sc is None:
         return None, ()
     via = (sc.location.file,)
@@ -81,13 +94,15 @@ def link(records: list[Record]) -> list[Record]:
             if pv.is_efs is None:
                 is_efs, via = _class_is_efs(classes, pv.storage_class, pv.location.file)
                 linked[id(pv)] = replace(pv, is_efs=is_efs, via=via)
-            linked_pvs.setdefault(str(pv.name), []).append(linked.get(id(pv), pv))
+            name = template_key(pv.name, pv.location.file) or str(pv.name)
+            linked_pvs.setdefault(name, []).append(linked.get(id(pv), pv))
 
     def pvc_is_efs(pvc: Volume) -> tuple[Any, tuple[str, ...]]:
         if pvc.is_efs is not None:
             return pvc.is_efs, pvc.via
-        if isinstance(pvc.volume_name, str) and pvc.volume_name in linked_pvs:
-            pv = _pick(linked_pvs[pvc.volume_name], None, pvc.location.file)
+        volume = template_key(pvc.volume_name, pvc.location.file) or pvc.volume_name
+        if isinstance(volume, str) and volume in linked_pvs:
+            pv = _pick(linked_pvs[volume], None, pvc.location.file)
             if pv is not None:
                 return pv.is_efs, _chain((pv.location.file,), pv.via)
         return _class_is_efs(classes, pvc.storage_class, pvc.location.file)
@@ -102,8 +117,9 @@ def link(records: list[Record]) -> list[Record]:
             if ref in efs_files:
                 return True, (efs_files[ref],)
             return (True if ref.upper() == "EFS" else None), ()
-        if isinstance(mount.claim_name, str):
-            pvc = _pick(claims.get(mount.claim_name, []), namespace, near)
+        claim = template_key(mount.claim_name, near) or mount.claim_name
+        if isinstance(claim, str) and (isinstance(mount.claim_name, str) or claim in claims):
+            pvc = _pick(claims.get(claim, []), namespace, near)
             if pvc is None:
                 return None, ()
             is_efs, via = pvc_is_efs(pvc)

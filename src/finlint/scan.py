@@ -70,7 +70,7 @@ def _looks_templated(text: str, error_line: int) -> bool:
     `${...}` alone is common in valid YAML (CloudFormation `!Sub`), so it only explains a
     failure on the lines around the error.
     """
-    if any(marker in text for marker in TEMPLATE_MARKERS):
+    if any(marker in text for marker in TEMPLATE_MARKERS) or "%{" in text:
         return True
     lines = text.splitlines()
     nearby = lines[max(0, error_line - 2) : error_line + 1]
@@ -204,7 +204,15 @@ def load_paths(
             if show(p) not in plan.given
         ]
     files: list[Path] = []
+    trees: dict[Path, tuple[LoaderSpec, Path] | None] = {}
+    consumed = _consumed_files(options.loader_options)
     for path in found:
+        tree = loaders.tree_unit(path, trees)
+        if tree is not None:  # a file of a Helm chart: the chart is the unit
+            directories.setdefault(tree[0], {})[tree[1]] = None
+            continue
+        if consumed and path.absolute() in consumed:  # a values file passed to a renderer
+            continue
         directory_spec = loaders.spec_for_file(path.name, "directory")
         if directory_spec is not None:
             # A directory loader's unit is the directory: a changed main.tf or tfvars file
@@ -269,10 +277,11 @@ def _load_directories(
     count = 0
     show = partial(display_path, root=options.display_root)
     for directory in sorted(dirs):
+        pattern = "**/*" if spec.marker_files else "*"  # a tree unit owns its subdirectories
         files = sorted(
             f
             for suffix in spec.unit_files or spec.suffixes
-            for f in directory.glob(f"*{suffix}")
+            for f in directory.glob(f"{pattern}{suffix}")
             if f.is_file() and not _excluded(f, options.exclude, options.display_root)
         )
         count += len(files)
@@ -285,6 +294,12 @@ def _load_directories(
         loader = partial(module.load_directory, directory, files, show, options.loader_options)
         result.extend(_safe(loader, show(directory)))
     return result, count
+
+
+def _consumed_files(options: dict[str, Any]) -> set[Path]:
+    """Files a loader reads as input to another (Helm values files): never loaded on their own."""
+    paths = options.get("consumed_files") or ()
+    return {Path(p).absolute() for p in paths}
 
 
 def _finalize(records: list[Record]) -> list[Record]:

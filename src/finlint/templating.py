@@ -73,6 +73,31 @@ HARMLESS_PARENTS = frozenset(
         "commonLabels",
     }
 )
+#: Keys whose value is a list in the manifests finlint reads: a placeholder that writes their
+#: whole value becomes a one-item list of an unknown, so the shape stays right.
+LIST_KEYS = frozenset(
+    {
+        "values",
+        "requirements",
+        "containers",
+        "initContainers",
+        "volumes",
+        "volumeMounts",
+        "args",
+        "command",
+        "items",
+        "accessModes",
+        "mountOptions",
+        "volumeClaimTemplates",
+        "nodeGroups",
+        "managedNodeGroups",
+        "instanceTypes",
+        "subnets",
+        "taints",
+        "startupTaints",
+        "budgets",
+    }
+)
 MARKERS = ("{{", "{%", "{#", "%{")
 
 
@@ -322,8 +347,10 @@ def _resolve_pending(out: list[str], pending: list[int], raw: list[str], result:
         if marker == "block" and parent is not None:
             j, prev = parent
             siblings = _has_children(out, index, _indent(prev))
-            if prev.rstrip().endswith(":") and _key_name(prev) is not None and not siblings:
-                out[index] = " " * (_indent(prev) + 2) + _quote(tag_text)
+            key = _key_name(prev)
+            if prev.rstrip().endswith(":") and key is not None and not siblings:
+                item = "- " if key in LIST_KEYS else ""  # an unknown of the shape the key holds
+                out[index] = " " * (_indent(prev) + 2) + item + _quote(tag_text)
                 continue
         if ancestor in HARMLESS_PARENTS:
             out[index] = ""

@@ -183,7 +183,8 @@ def admitted_types(pool: ComputePool, families: Iterable[str]) -> Any:
     if isinstance(pool.instance_types, Unknown):
         return pool.instance_types  # the loader saw a templated requirement
     for req in pool.requirements:
-        if any("{{" in v or "${" in v for v in req.values):
+        about_type = req.key in _NODE_TYPE_KEYS or req.key.startswith("karpenter.k8s.aws/instance-")
+        if about_type and any("{{" in v or "${" in v for v in req.values):
             return Unknown(f"requirement {req.key} is templated")
     return sorted(
         spec.name

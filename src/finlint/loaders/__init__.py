@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import ModuleType
 from typing import Any, Literal
 
@@ -61,6 +62,9 @@ class LoaderSpec:
     #: a directory loader is handed the files of these suffixes (default: ``suffixes``); the
     #: others (``.tfvars``) only mark the directory as changed and are read by the loader itself
     unit_files: tuple[str, ...] = ()
+    #: a directory holding one of these files is a unit that owns its whole tree (a Helm chart:
+    #: ``Chart.yaml``); files under it are the unit's, never loaded on their own
+    marker_files: tuple[str, ...] = ()
 
     def __hash__(self) -> int:
         return hash((self.format, self.module))
@@ -119,6 +123,15 @@ REGISTRY: tuple[LoaderSpec, ...] = (
         {"kubernetes": "manifest.yaml"},
     ),
     LoaderSpec(
+        "helm",
+        "finlint.loaders.helm",
+        "directory",
+        (),
+        ("#",),
+        unit_files=STRUCTURED_SUFFIXES,
+        marker_files=("Chart.yaml",),
+    ),
+    LoaderSpec(
         "terraform",
         "finlint.loaders.terraform.loader",
         "directory",
@@ -150,7 +163,40 @@ def all_suffixes() -> tuple[str, ...]:
 
 
 def spec_for_file(name: str, unit: Unit) -> LoaderSpec | None:
-    return next((s for s in specs(unit) if name.endswith(s.suffixes)), None)
+    return next((s for s in specs(unit) if s.suffixes and name.endswith(s.suffixes)), None)
+
+
+def tree_unit(path: Path, cache: dict[Path, tuple[LoaderSpec, Path] | None]) -> tuple[LoaderSpec, Path] | None:
+    """The loader and directory of the outermost unit whose tree holds ``path`` (a file inside a
+    Helm chart belongs to the chart; a vendored subchart to its parent), or None.
+
+    The walk stops at a repository root (a directory holding ``.git``). ``cache`` is per scan.
+    """
+    found: tuple[LoaderSpec, Path] | None = None
+    trees = [s for s in REGISTRY if s.marker_files]
+    if not trees:
+        return None
+    directory = path.parent.absolute()
+    walked: list[Path] = []
+    while True:
+        if directory in cache:
+            hit = cache[directory]
+            found = hit if hit is not None else found
+            break
+        walked.append(directory)
+        for spec in trees:
+            if any((directory / name).is_file() for name in spec.marker_files):
+                found = (spec, directory)
+        if (directory / ".git").exists() or directory.parent == directory:
+            break
+        directory = directory.parent
+    for d in walked:
+        cache.setdefault(d, None)
+    if found is not None:
+        for d in walked:
+            if d == found[1] or found[1] in d.parents:
+                cache[d] = found
+    return found
 
 
 def comment_suffixes() -> tuple[str, ...]:

@@ -55,6 +55,15 @@ _INSTANCE_SELECTION_KEYS = frozenset(
 )
 
 
+def _selects_instances(key: str) -> bool:
+    """Whether a requirement on ``key`` can change which instances launch or how they are bought.
+
+    A placeholder in the values of another key (a zone, a team label) leaves the literal
+    instance requirements decidable (the capacity type is read on its own).
+    """
+    return key in _INSTANCE_SELECTION_KEYS or key.startswith(_LABEL_REQUIREMENT_PREFIX) or templated(key)
+
+
 def _requirements(d: Doc, node: Any, key: str) -> tuple[list[Requirement], Unknown | None]:
     """Parsed requirements, and why they cannot be evaluated (a placeholder) if so."""
     value = child(node, key)
@@ -76,7 +85,7 @@ def _requirements(d: Doc, node: Any, key: str) -> tuple[list[Requirement], Unkno
             values = []
         if not isinstance(values, list) or any(isinstance(v, (dict, list)) for v in values):
             raise d.error(f"`values` of requirement {req_key} must be a list of strings", line)
-        for part in (req_key, operator, *values):
+        for part in (req_key, operator, *(values if _selects_instances(req_key) else ())):
             if templated(part) and unresolved is None:
                 unresolved = placeholder(f"requirement {req_key}", part)
         found.append(Requirement(req_key, operator, tuple(str(v) for v in values), d.line(line)))

@@ -44,7 +44,8 @@ def templated(value: Any) -> bool:
 
 
 def placeholder(what: str, value: Any) -> Unknown:
-    return Unknown(f"{what} is a template placeholder ({value!r})")
+    template = value if isinstance(value, str) else None
+    return Unknown(f"{what} is a template placeholder ({value!r})", template)
 
 
 def text(value: Any, what: str) -> Maybe[str]:
