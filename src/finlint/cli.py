@@ -69,6 +69,12 @@ def main() -> None:
 @fail_on_option("a finding")
 @selection_options
 @input_options
+@click.option(
+    "--helm-values",
+    multiple=True,
+    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    help="Values file to render every Helm chart in the scan with (repeatable, as helm -f).",
+)
 @click.option("--exit-zero", is_flag=True, help="Always exit 0 on findings (for rollout).")
 @click.option("--color/--no-color", default=None, help="Colour the text output (default: on a terminal).")
 @click.option(
@@ -112,6 +118,7 @@ def scan(
     max_yaml_nodes: int | None,
     quiet: bool,
     jobs: int | None,
+    helm_values: tuple[Path, ...],
     exit_zero: bool,
     color: bool | None,
     include_tests: bool,
@@ -148,7 +155,12 @@ def scan(
         fail_on,
         max_monthly_usd,
         cost_settings(usage_file, region, pricing),
-        {"tf_var_files": list(var_file), "tf_vars": parse_vars(tf_vars), "include_tests": include_tests},
+        {
+            "tf_var_files": list(var_file),
+            "tf_vars": parse_vars(tf_vars),
+            "include_tests": include_tests,
+            "helm_values": list(helm_values),
+        },
         (max_file_mb, max_yaml_nodes, quiet, jobs),
         [path for _, path in targets if path is not None] + [p for p in (baseline, write_baseline) if p],
     )

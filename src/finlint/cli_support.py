@@ -279,6 +279,7 @@ def prepare(
         ):
             if getattr(cost_settings, attr, None) is None and value is not None:
                 setattr(cost_settings, attr, value)
+    helm_options(loader_options, config)
     options = ScanOptions(
         paths=scan_paths,
         engine=config.engine(split_selectors(select), split_selectors(ignore)),
@@ -319,3 +320,13 @@ def with_progress(options: Any, fn: Any) -> Any:
         close = getattr(options.progress, "close", None)
         if close is not None:
             close()
+
+
+def helm_options(loader_options: dict[str, Any], config: Any) -> None:
+    """The configured Helm charts and renderer; every values file they read is not linted alone."""
+    loader_options.setdefault("helm_charts", list(config.helm_charts))
+    if config.helm_renderer:
+        loader_options.setdefault("helm_renderer", config.helm_renderer)
+    consumed = [*(loader_options.get("helm_values") or ())]
+    consumed += [v for chart in config.helm_charts for v in chart["values"]]
+    loader_options["consumed_files"] = [*loader_options.get("consumed_files", ()), *consumed]

@@ -53,6 +53,9 @@ class Config:
     max_file_mb: float | None = None  # discovery.Limits.max_file_bytes, in MiB
     max_yaml_nodes: int | None = None  # discovery.Limits.max_yaml_nodes
     include_tests: bool = False  # check training launches in test code too (issue 12)
+    #: ``helm: {renderer: ..., charts: [{path, values, set, release}]}`` with paths made absolute
+    helm_charts: tuple[dict[str, Any], ...] = ()
+    helm_renderer: str | None = None
     _lines: Callable[[tuple[Any, ...]], int] = field(default=lambda _path: 1, repr=False)
 
     def error(self, path: tuple[Any, ...], message: str) -> ConfigError:
@@ -324,6 +327,7 @@ def _apply(config: Config, data: dict[str, Any], base: Path) -> None:
         "max_file_mb": lambda k, v: setattr(config, "max_file_mb", _positive(config, k, v, float)),
         "max_yaml_nodes": lambda k, v: setattr(config, "max_yaml_nodes", int(_positive(config, k, v, int))),
         "include_tests": lambda k, v: setattr(config, "include_tests", _flag(config, k, v)),
+        "helm": lambda k, v: _helm(config, k, v, base),
     }
     aliases = {"pricing": "pricing_file", "policy_dir": "policy_dirs"}
     for raw_key, value in data.items():
@@ -408,3 +412,59 @@ def _rules(config: Config, key: str, value: Any) -> None:
                 raise config.error((key, rule, "params"), f"rules.{rule}.params: expected a mapping")
             config.params[rule] = {str(k): v for k, v in settings["params"].items()}
     config.disabled = tuple(disabled)
+
+
+HELM_KEYS = {"renderer", "charts"}
+HELM_CHART_KEYS = {"path", "values", "set", "release"}
+
+
+def _helm(config: Config, key: str, value: Any, base: Path) -> None:
+    """``helm: {renderer: auto|binary|sdk|tolerant, charts: [{path, values: [..], set: {..}, release}]}``."""
+    from finlint.loaders.helm.render import RENDERERS
+
+    if not isinstance(value, dict):
+        raise config.error((key,), f"{key}: expected a mapping with `charts` and/or `renderer`")
+    for sub in value:
+        if sub not in HELM_KEYS:
+            known = ", ".join(sorted(HELM_KEYS))
+            raise config.error((key, sub), f"{key}: unknown key {sub!r} (known: {known})")
+    renderer = value.get("renderer")
+    if renderer is not None:
+        if renderer not in RENDERERS:
+            raise config.error((key, "renderer"), f"{key}.renderer: expected one of {', '.join(RENDERERS)}")
+        config.helm_renderer = str(renderer)
+    charts = value.get("charts", [])
+    if not isinstance(charts, list):
+        raise config.error((key, "charts"), f"{key}.charts: expected a list of charts")
+    out: list[dict[str, Any]] = []
+    for index, entry in enumerate(charts):
+        where = (key, "charts", index)
+        if not isinstance(entry, dict):
+            raise config.error(where, f"{key}.charts[{index}]: expected a mapping with `path`")
+        for sub in entry:
+            if sub not in HELM_CHART_KEYS:
+                known = ", ".join(sorted(HELM_CHART_KEYS))
+                raise config.error((*where, sub), f"{key}.charts[{index}]: unknown key {sub!r} (known: {known})")
+        path = entry.get("path")
+        if not isinstance(path, str) or not path.strip():
+            raise config.error(where, f"{key}.charts[{index}].path: expected the chart's directory")
+        chart = (base / path).resolve()
+        if not (chart / "Chart.yaml").is_file():
+            raise config.error((*where, "path"), f"{key}.charts[{index}].path: no Chart.yaml in {path}")
+        values = entry.get("values", [])
+        if not isinstance(values, list) or not all(isinstance(v, str) and v.strip() for v in values):
+            raise config.error((*where, "values"), f"{key}.charts[{index}].values: expected a list of files")
+        files = [(base / v).resolve() for v in values]
+        for v, f in zip(values, files):
+            if not f.is_file():
+                raise config.error((*where, "values"), f"{key}.charts[{index}].values: no such file {v}")
+        overrides = entry.get("set", {})
+        if not isinstance(overrides, dict):
+            raise config.error((*where, "set"), f"{key}.charts[{index}].set: expected a mapping of KEY: value")
+        release = entry.get("release", "release-name")
+        if not isinstance(release, str) or not release.strip():
+            raise config.error((*where, "release"), f"{key}.charts[{index}].release: expected a name")
+        out.append(
+            {"path": str(chart), "values": [str(f) for f in files], "set": dict(overrides), "release": release}
+        )
+    config.helm_charts = tuple(out)

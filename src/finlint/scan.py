@@ -6,6 +6,7 @@ one way: files -> loaders -> IR -> linking -> engine -> cost -> (reporters, in t
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 from dataclasses import dataclass, field
@@ -206,6 +207,8 @@ def load_paths(
     files: list[Path] = []
     trees: dict[Path, tuple[LoaderSpec, Path] | None] = {}
     consumed = _consumed_files(options.loader_options)
+    # "run": state the loaders of this one scan share (a notice given once per run)
+    options = dataclasses.replace(options, loader_options={**options.loader_options, "run": {}})
     for path in found:
         tree = loaders.tree_unit(path, trees)
         if tree is not None:  # a file of a Helm chart: the chart is the unit

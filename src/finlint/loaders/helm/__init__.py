@@ -8,9 +8,6 @@ through the document loaders, :mod:`.lines` maps rendered lines back to template
 
 from __future__ import annotations
 
-from finlint.loaders.base import no_finalize
-from finlint.loaders.helm.chart import FORMAT, load_directory, module_directories
-
-finalize = no_finalize
+from finlint.loaders.helm.chart import FORMAT, finalize, load_directory, module_directories
 
 __all__ = ["FORMAT", "finalize", "load_directory", "module_directories"]

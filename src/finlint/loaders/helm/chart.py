@@ -25,7 +25,7 @@ from finlint.yamlload import LineDict, LineList, YamlLoadError, load_all
 
 FORMAT = "helm"
 DEFAULT_RELEASE = "release-name"  # what `helm template` calls a release it is given no name for
-_RUN_KEY = "_helm_announced"  # set in the loader options once the renderer notice is given
+_RUN_KEY = "helm_announced"  # set in the run's shared state once the renderer notice is given
 
 
 @dataclass
@@ -61,6 +61,7 @@ def settings_for(chart: Path, options: dict[str, Any]) -> ChartSettings:
 def load_directory(
     directory: Path, files: list[Path], display: Callable[[Path], str], options: dict[str, Any]
 ) -> LoadResult:
+    """One chart of the scan, rendered with its values and the configured ones."""
     result = LoadResult()
     chart_file = directory / "Chart.yaml"
     shown_chart = display(chart_file)
@@ -69,24 +70,71 @@ def load_directory(
         return result
     _remote_dependencies(directory, meta, shown_chart, result)
     renderer = renderers.choose(options.get("helm_renderer"))
-    if not options.get(_RUN_KEY):
-        options[_RUN_KEY] = True
-        result.notices.append(Notice(shown_chart, 1, renderers.describe(renderer)))
     settings = settings_for(directory, options)
-    if renderer == "tolerant":
-        result.extend(_tolerant(directory, files, display, options))
-        return result
     values = _values(directory, settings, display, result)
     if values is None:
         return result
-    rendered = renderers.render(renderer, directory, settings.release, values.overrides, settings.values)
-    if rendered.failure is not None:
-        result.notices.append(_failure_notice(directory, rendered.failure, display, shown_chart))
-        return result
-    for source, text in sorted(rendered.manifests.items()):
-        prefix = f"helm:{settings.release}/{source}/"
-        result.extend(load_rendered(directory, source, text, display, options, values, prefix=prefix))
+    result.extend(_render(directory, renderer, settings, values, display, options, f"helm:{settings.release}/"))
     return result
+
+
+def render_release(
+    directory: Path,
+    release: str,
+    overrides: dict[str, Any],
+    display: Callable[[Path], str],
+    options: dict[str, Any],
+    prefix: str,
+) -> LoadResult:
+    """A chart rendered with values given by another tool (a Terraform ``helm_release``)."""
+    result = LoadResult()
+    renderer = renderers.choose(options.get("helm_renderer"))
+    values = _values(directory, ChartSettings(release=release), display, result)
+    if values is None:
+        return result
+    values.overrides = merge(values.overrides, overrides)
+    result.extend(_render(directory, renderer, ChartSettings(release=release), values, display, options, prefix))
+    return result
+
+
+def _render(
+    directory: Path,
+    renderer: str,
+    settings: ChartSettings,
+    values: Values,
+    display: Callable[[Path], str],
+    options: dict[str, Any],
+    prefix: str,
+) -> LoadResult:
+    result = LoadResult()
+    run = options.get("run")
+    run = run if isinstance(run, dict) else options
+    if not run.get(_RUN_KEY):  # once per run: which renderer, and how to get a better one
+        run[_RUN_KEY] = True
+        result.notices.append(Notice(display(directory / "Chart.yaml"), 1, renderers.describe(renderer)))
+    if renderer == "tolerant":
+        files = sorted(p for p in directory.glob("**/*") if p.is_file())
+        result.extend(_tolerant(directory, files, display, options))
+    else:
+        rendered = renderers.render(renderer, directory, settings.release, values.overrides, settings.values)
+        if rendered.failure is not None:
+            shown_chart = display(directory / "Chart.yaml")
+            result.notices.append(_failure_notice(directory, rendered.failure, display, shown_chart))
+            return result
+        for source, text in sorted(rendered.manifests.items()):
+            result.extend(load_rendered(directory, source, text, display, options, values, f"{prefix}{source}/"))
+    chart = str(directory.resolve())
+    result.records = [r.with_changes(extra={**r.extra, "helm_chart": chart}) for r in result.records]
+    return result
+
+
+def finalize(records: list[Record]) -> list[Record]:
+    """A chart that a Terraform ``helm_release`` renders is checked with the release's values:
+    its standalone render (the chart's own defaults) is dropped."""
+    released = {r.extra.get("helm_chart") for r in records if "tf_address" in r.extra and "helm_chart" in r.extra}
+    if not released:
+        return records
+    return [r for r in records if "tf_address" in r.extra or r.extra.get("helm_chart") not in released]
 
 
 def _chart_metadata(chart_file: Path, shown: str, result: LoadResult) -> LineDict | None:

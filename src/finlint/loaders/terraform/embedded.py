@@ -267,7 +267,14 @@ def _asl_from_templatefile(
     return (docs[0] if docs else None), ctx
 
 
+def _helm_release(module: Module, decl: Decl, ev: Evaluator, address: str) -> None:
+    from finlint.loaders.terraform.helm_release import helm_release
+
+    helm_release(module, decl, ev, address)
+
+
 EMBEDDED: dict[str, Callable[[Module, Decl, Evaluator, str], None]] = {
+    "helm_release": _helm_release,
     "kubectl_manifest": _kubectl_manifest,
     "kubernetes_manifest": _kubernetes_manifest,
     "aws_sfn_state_machine": _sfn_state_machine,
