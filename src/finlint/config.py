@@ -444,7 +444,9 @@ def _helm(config: Config, key: str, value: Any, base: Path) -> None:
         for sub in entry:
             if sub not in HELM_CHART_KEYS:
                 known = ", ".join(sorted(HELM_CHART_KEYS))
-                raise config.error((*where, sub), f"{key}.charts[{index}]: unknown key {sub!r} (known: {known})")
+                raise config.error(
+                    (*where, sub), f"{key}.charts[{index}]: unknown key {sub!r} (known: {known})"
+                )
         path = entry.get("path")
         if not isinstance(path, str) or not path.strip():
             raise config.error(where, f"{key}.charts[{index}].path: expected the chart's directory")
@@ -455,16 +457,23 @@ def _helm(config: Config, key: str, value: Any, base: Path) -> None:
         if not isinstance(values, list) or not all(isinstance(v, str) and v.strip() for v in values):
             raise config.error((*where, "values"), f"{key}.charts[{index}].values: expected a list of files")
         files = [(base / v).resolve() for v in values]
-        for v, f in zip(values, files):
+        for v, f in zip(values, files, strict=True):
             if not f.is_file():
                 raise config.error((*where, "values"), f"{key}.charts[{index}].values: no such file {v}")
         overrides = entry.get("set", {})
         if not isinstance(overrides, dict):
-            raise config.error((*where, "set"), f"{key}.charts[{index}].set: expected a mapping of KEY: value")
+            raise config.error(
+                (*where, "set"), f"{key}.charts[{index}].set: expected a mapping of KEY: value"
+            )
         release = entry.get("release", "release-name")
         if not isinstance(release, str) or not release.strip():
             raise config.error((*where, "release"), f"{key}.charts[{index}].release: expected a name")
         out.append(
-            {"path": str(chart), "values": [str(f) for f in files], "set": dict(overrides), "release": release}
+            {
+                "path": str(chart),
+                "values": [str(f) for f in files],
+                "set": dict(overrides),
+                "release": release,
+            }
         )
     config.helm_charts = tuple(out)

@@ -42,7 +42,9 @@ _JINJA_OUTPUT = re.compile(r"^(include|import|from)\b")
 _TF_OPEN = re.compile(r"^(if|for)\b")
 _TF_ELSE = re.compile(r"^else\b")
 _TF_END = re.compile(r"^(endif|endfor)\b")
-_KEY = re.compile(r"""^((?:-\s+)*)((?:"[^"]*"|'[^']*'|[^\s#'"{}\[\],&*!|>%@`-][^#]*?|[A-Za-z0-9_./-]+?))\s*:(\s+|$)(.*)$""")
+_KEY = re.compile(
+    r"""^((?:-\s+)*)((?:"[^"]*"|'[^']*'|[^\s#'"{}\[\],&*!|>%@`-][^#]*?|[A-Za-z0-9_./-]+?))\s*:(\s+|$)(.*)$"""
+)
 _LIST = re.compile(r"^((?:-\s+)+)(.*)$")
 _BLOCK_SCALAR = re.compile(r"[|>][-+0-9]*\s*(#.*)?$")
 #: Parents whose content only labels or places an object: a template that adds keys or items
@@ -256,7 +258,7 @@ def mask(text: str) -> Masked:
             _apply_control(stack, c)
         # what the line outputs: the text without its control tags
         kept = line
-        for tag, c in zip(tags, controls):
+        for tag, c in zip(tags, controls, strict=True):
             if c is not None:
                 kept = kept.replace(tag, "", 1)
         if skipping or any(f.in_else or f.define for f in stack) or not kept.strip():
@@ -367,11 +369,8 @@ def _has_children(out: list[str], index: int, parent_indent: int) -> bool:
             continue
         if line.startswith("\x00"):
             line = line.split("\x00")[2]
-        if _indent(line) > parent_indent or (
-            _indent(line) == parent_indent and line.lstrip().startswith("- ")
-        ):
-            return True
-        return False
+        deeper = _indent(line) > parent_indent
+        return deeper or (_indent(line) == parent_indent and line.lstrip().startswith("- "))
     return False
 
 

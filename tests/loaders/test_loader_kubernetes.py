@@ -287,7 +287,36 @@ def test_templated_capacity_type_is_unknown() -> None:
         """
     )
     assert is_unknown(pool.capacity_types)
-    assert is_unknown(pool.instance_types)
+    # the capacity type is read on its own: its placeholder does not hide the instance types
+    assert not is_unknown(pool.instance_types)
+
+
+def test_placeholder_in_a_zone_requirement_leaves_instance_types_decidable() -> None:
+    pool = nodepool(
+        """\
+        template:
+          spec:
+            requirements:
+              - key: topology.kubernetes.io/zone
+                operator: In
+                values: ["${zone}"]
+              - key: karpenter.k8s.aws/instance-family
+                operator: In
+                values: ["${family}"]
+        """
+    )
+    assert is_unknown(pool.instance_types)  # the family placeholder decides
+    zone_only = nodepool(
+        """\
+        template:
+          spec:
+            requirements:
+              - key: topology.kubernetes.io/zone
+                operator: In
+                values: ["${zone}"]
+        """
+    )
+    assert not is_unknown(zone_only.instance_types)
 
 
 @pytest.mark.parametrize(

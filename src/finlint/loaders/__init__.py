@@ -166,7 +166,9 @@ def spec_for_file(name: str, unit: Unit) -> LoaderSpec | None:
     return next((s for s in specs(unit) if s.suffixes and name.endswith(s.suffixes)), None)
 
 
-def tree_unit(path: Path, cache: dict[Path, tuple[LoaderSpec, Path] | None]) -> tuple[LoaderSpec, Path] | None:
+def tree_unit(
+    path: Path, cache: dict[Path, tuple[LoaderSpec, Path] | None]
+) -> tuple[LoaderSpec, Path] | None:
     """The loader and directory of the outermost unit whose tree holds ``path`` (a file inside a
     Helm chart belongs to the chart; a vendored subchart to its parent), or None.
 

@@ -74,7 +74,9 @@ def load_directory(
     values = _values(directory, settings, display, result)
     if values is None:
         return result
-    result.extend(_render(directory, renderer, settings, values, display, options, f"helm:{settings.release}/"))
+    result.extend(
+        _render(directory, renderer, settings, values, display, options, f"helm:{settings.release}/")
+    )
     return result
 
 
@@ -93,7 +95,9 @@ def render_release(
     if values is None:
         return result
     values.overrides = merge(values.overrides, overrides)
-    result.extend(_render(directory, renderer, ChartSettings(release=release), values, display, options, prefix))
+    result.extend(
+        _render(directory, renderer, ChartSettings(release=release), values, display, options, prefix)
+    )
     return result
 
 
@@ -122,7 +126,9 @@ def _render(
             result.notices.append(_failure_notice(directory, rendered.failure, display, shown_chart))
             return result
         for source, text in sorted(rendered.manifests.items()):
-            result.extend(load_rendered(directory, source, text, display, options, values, f"{prefix}{source}/"))
+            result.extend(
+                load_rendered(directory, source, text, display, options, values, f"{prefix}{source}/")
+            )
     chart = str(directory.resolve())
     result.records = [r.with_changes(extra={**r.extra, "helm_chart": chart}) for r in result.records]
     return result
@@ -131,7 +137,9 @@ def _render(
 def finalize(records: list[Record]) -> list[Record]:
     """A chart that a Terraform ``helm_release`` renders is checked with the release's values:
     its standalone render (the chart's own defaults) is dropped."""
-    released = {r.extra.get("helm_chart") for r in records if "tf_address" in r.extra and "helm_chart" in r.extra}
+    released = {
+        r.extra.get("helm_chart") for r in records if "tf_address" in r.extra and "helm_chart" in r.extra
+    }
     if not released:
         return records
     return [r for r in records if "tf_address" in r.extra or r.extra.get("helm_chart") not in released]
@@ -179,7 +187,9 @@ def _remote_dependencies(directory: Path, meta: LineDict, shown: str, result: Lo
         )
 
 
-def _values(directory: Path, settings: ChartSettings, display: Callable[[Path], str], result: LoadResult) -> Values | None:
+def _values(
+    directory: Path, settings: ChartSettings, display: Callable[[Path], str], result: LoadResult
+) -> Values | None:
     out = Values()
     defaults = directory / "values.yaml"
     if defaults.is_file():
@@ -190,7 +200,9 @@ def _values(directory: Path, settings: ChartSettings, display: Callable[[Path], 
         shown = display(path)
         data, problem = read_values(path, shown)
         if data is None:
-            result.notices.append(Notice(display(directory / "Chart.yaml"), 1, f"chart not rendered: {problem}"))
+            result.notices.append(
+                Notice(display(directory / "Chart.yaml"), 1, f"chart not rendered: {problem}")
+            )
             return None
         out.sources.append(ValuesSource(shown, data))
         out.overrides = merge(out.overrides, data)
@@ -252,7 +264,9 @@ def load_rendered(
         if module is None:
             continue
         _move_lines(doc, numbers)
-        ctx = DocContext(file=shown, lines=template_lines, doc_index=index, address_prefix=prefix, options=options)
+        ctx = DocContext(
+            file=shown, lines=template_lines, doc_index=index, address_prefix=prefix, options=options
+        )
         loaded = module.load(doc, ctx)
         loaded.records = [_values_origin(r, aligned, values, shown) for r in loaded.records]
         result.extend(loaded)

@@ -18,7 +18,9 @@ from dataclasses import dataclass
 _TAG = re.compile(r"\{\{.*?\}\}", re.DOTALL)
 _CONTROL = re.compile(r"^-?\s*(if|else|end|range|with|define|block|/\*|\$[\w.]*\s*:?=)\b")
 _VALUES_REF = re.compile(r"\.Values((?:\.[A-Za-z_][\w-]*)+)")
-_WITH = re.compile(r"\{\{-?\s*(?:with|range)\s+(?:\$\w+\s*(?:,\s*\$\w+\s*)?:=\s*)?\.Values((?:\.[A-Za-z_][\w-]*)+)")
+_WITH = re.compile(
+    r"\{\{-?\s*(?:with|range)\s+(?:\$\w+\s*(?:,\s*\$\w+\s*)?:=\s*)?\.Values((?:\.[A-Za-z_][\w-]*)+)"
+)
 _DOT_ONLY = re.compile(r"\{\{-?\s*(?:toYaml|toJson|tpl)\s+\.\s*[|}]")
 _DEFINE_OR_END = re.compile(r"\{\{-?\s*(define|end)\b")
 

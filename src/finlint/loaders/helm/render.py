@@ -90,7 +90,9 @@ def failure_from(message: str) -> RenderFailure:
     return RenderFailure(message, source, int(line))
 
 
-def render(renderer: str, chart: Path, release: str, overrides: dict[str, Any], files: list[Path]) -> Rendered:
+def render(
+    renderer: str, chart: Path, release: str, overrides: dict[str, Any], files: list[Path]
+) -> Rendered:
     if renderer == "binary":
         return _render_binary(chart, release, overrides, files)
     return _render_sdk(chart, release, overrides)

@@ -117,7 +117,13 @@ def _values(body: h.Body, ev: Evaluator) -> tuple[dict[str, Any], tuple[int, str
             for entry in value if isinstance(value, list) else ():
                 if isinstance(entry, dict):
                     raw = entry.get("value")
-                    sets.append((entry.get("name"), raw if entry.get("type") == "string" else _typed(raw), listed.line))
+                    sets.append(
+                        (
+                            entry.get("name"),
+                            raw if entry.get("type") == "string" else _typed(raw),
+                            listed.line,
+                        )
+                    )
     for name, value, line in sets:
         if not isinstance(name, str) or isinstance(value, ir.Unknown):
             return out, (line, f"set {name!r} is not known statically")

@@ -283,6 +283,8 @@ def _unknowns(record: ir.Record) -> int:
     count = sum(isinstance(getattr(record, f.name), Unknown) for f in fields(record))
     for mount in getattr(record, "mounts", ()):
         count += sum(isinstance(getattr(mount, f.name), Unknown) for f in fields(mount))
+    for req in getattr(record, "requirements", ()):  # a placeholder in a zone requirement
+        count += sum("${" in v or "{{" in v for v in req.values)
     return count
 
 
