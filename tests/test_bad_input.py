@@ -60,7 +60,7 @@ def test_helm_template_is_a_notice_not_an_error(tmp_path: Path) -> None:
     (tmp_path / "good.json").write_text(GOOD_REQUEST)
     (tmp_path / "nodepool.yaml").write_text(
         "apiVersion: karpenter.sh/v1\nkind: NodePool\n"
-        "{{- if .Values.gpu }}\nmetadata:\n  name: gpu\n{{- end }}\n"
+        "{{- if .Values.gpu }}\nmetadata:\n  name: gpu\n{{- end }}\nspec:\n  template: {spec: {}}\n"
     )
     # The tolerant reader (issue 11) reads it; a template it cannot recover is a notice.
     (tmp_path / "blocks.yaml").write_text(

@@ -112,7 +112,10 @@ def load_structured(path: Path, display: str, text: str, options: dict[str, Any]
             if exc.limit:
                 result.notices.append(Notice(display, exc.line, exc.message))
             return result
-        tolerant = _read_template(text, display, exc, result) if not is_json else None
+        if is_json or exc.limit:  # broken JSON, a file over a limit: never a template
+            result.errors.append(LoadError(display, exc.line, exc.message))
+            return result
+        tolerant = _read_template(text, display, exc, result, options.get("max_yaml_nodes"))
         if tolerant is None:
             return result
         docs = tolerant
@@ -129,7 +132,9 @@ def load_structured(path: Path, display: str, text: str, options: dict[str, Any]
     return result
 
 
-def _read_template(text: str, display: str, exc: Any, result: LoadResult) -> list[Any] | None:
+def _read_template(
+    text: str, display: str, exc: Any, result: LoadResult, max_nodes: int | None
+) -> list[Any] | None:
     """A file that is not YAML: through the tolerant reader when it is a template (a notice
     naming the defeating line when even that fails), FIN000 when it is just broken."""
     from finlint import templating
@@ -139,7 +144,7 @@ def _read_template(text: str, display: str, exc: Any, result: LoadResult) -> lis
         if not is_template_file:  # a .tpl that is not YAML at all (a script) is not our input
             result.errors.append(LoadError(display, exc.line, exc.message))
         return None
-    docs, failure = templating.load_tolerant(text)
+    docs, failure = templating.load_tolerant(text, max_nodes)
     if docs is not None:
         return docs
     line, reason = failure if failure is not None else (exc.line, "")

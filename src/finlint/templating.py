@@ -211,6 +211,7 @@ def _indent(line: str) -> int:
 class _Frame:
     define: bool
     in_else: bool = False
+    line: int = 0
 
 
 def mask(text: str) -> Masked:
@@ -236,7 +237,7 @@ def mask(text: str) -> Masked:
             if rest or any(_control(t) is None for t in tags):
                 raise Unrecoverable(number, "a template tag that spans lines and produces output")
             for t in tags:
-                _apply_control(stack, _control(t))
+                _apply_control(stack, _control(t), number)
             out.extend([""] * (extra + 1))
             i += extra + 1
             continue
@@ -244,7 +245,7 @@ def mask(text: str) -> Masked:
         skipping = any(f.in_else or f.define for f in stack)
         if block_indent is not None:
             if not line.strip() or _indent(line) > block_indent:
-                out.append("" if skipping else _strip_controls(line, stack))
+                out.append("" if skipping else _strip_controls(line, stack, number))
                 continue
             block_indent = None
         tags = _TAG.findall(line)
@@ -255,7 +256,7 @@ def mask(text: str) -> Masked:
             continue
         controls = [_control(t) for t in tags]
         for c in controls:
-            _apply_control(stack, c)
+            _apply_control(stack, c, number)
         # what the line outputs: the text without its control tags
         kept = line
         for tag, c in zip(tags, controls, strict=True):
@@ -267,24 +268,26 @@ def mask(text: str) -> Masked:
         out.append(_mask_line(kept, number, result, out, pending))
         if ":" in kept and _BLOCK_SCALAR.search(kept.split(":", 1)[-1]):
             block_indent = _indent(kept)
+    if stack:  # the template engine itself would refuse it (unexpected EOF)
+        raise Unrecoverable(stack[-1].line, "a template block opened here is never closed")
     _resolve_pending(out, pending, raw_lines, result)
     result.text = "\n".join(out)
     return result
 
 
-def _apply_control(stack: list[_Frame], kind: str | None) -> None:
+def _apply_control(stack: list[_Frame], kind: str | None, line: int = 0) -> None:
     if kind in ("open", "define"):
-        stack.append(_Frame(define=kind == "define"))
+        stack.append(_Frame(define=kind == "define", line=line))
     elif kind == "else" and stack:
         stack[-1].in_else = True
     elif kind == "end" and stack:
         stack.pop()
 
 
-def _strip_controls(line: str, stack: list[_Frame]) -> str:
+def _strip_controls(line: str, stack: list[_Frame], number: int = 0) -> str:
     """A block-scalar line (free text): control tags only move the stack."""
     for tag in _TAG.findall(line):
-        _apply_control(stack, _control(tag))
+        _apply_control(stack, _control(tag), number)
     return line
 
 
@@ -390,7 +393,9 @@ def skipped_message(line: int | None, reason: str | None) -> str:
     return base + "; render it first (e.g. `helm template`, `envsubst`) and scan the output"
 
 
-def load_tolerant(text: str) -> tuple[list[object], None] | tuple[None, tuple[int, str]]:
+def load_tolerant(
+    text: str, max_nodes: int | None = None
+) -> tuple[list[object], None] | tuple[None, tuple[int, str]]:
     """Documents of a templated YAML text, or (line, reason) when its structure is not recoverable."""
     from finlint.yamlload import YamlLoadError, load_all
 
@@ -399,6 +404,6 @@ def load_tolerant(text: str) -> tuple[list[object], None] | tuple[None, tuple[in
     except Unrecoverable as exc:
         return None, (exc.line, exc.reason)
     try:
-        return load_all(masked.text), None
+        return load_all(masked.text, max_nodes=max_nodes), None
     except YamlLoadError as exc:
         return None, (exc.line, f"still not YAML after masking: {exc.message}")
