@@ -296,6 +296,10 @@ def _mask_line(line: str, number: int, result: Masked, out: list[str], pending: 
     body = line[len(indent) :].rstrip()
     tags = _TAG.findall(body)
     result.placeholders[number] = tags
+    head = re.match(r"^((?:-\s+)*)([^:#'\"]*?)\s*:(\s|$)", _TAG.sub("\x01", body))
+    if head and "\x01" in head.group(2):  # `{{ .Values.key }}: value`: the template writes a key
+        pending.append(len(out))
+        return f"\x00key\x00{line}"
     match = _KEY.match(body)
     if match and not _TAG.search(match.group(2)):
         prefix, key, _, value = match.groups()
