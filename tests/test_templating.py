@@ -164,3 +164,24 @@ def test_a_skipped_template_says_which_line_defeated_the_reader(tmp_path: Path) 
     (notice,) = result.notices
     assert notice.line == 6 and "skipped template" in notice.message and "line 6" in notice.message
     assert "produces keys" in notice.message
+
+
+def test_a_tpl_used_by_templatefile_is_read_with_terraforms_variables(tmp_path: Path) -> None:
+    (tmp_path / "main.tf").write_text(
+        'resource "kubectl_manifest" "pool" {\n'
+        '  yaml_body = templatefile("${path.module}/pool.yaml.tpl", { name = "gpu", family = "p5" })\n'
+        "}\n"
+    )
+    (tmp_path / "pool.yaml.tpl").write_text(
+        "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: ${name}\nspec:\n"
+        "  template:\n    spec:\n      requirements:\n"
+        "        - key: karpenter.k8s.aws/instance-family\n          operator: In\n"
+        '          values: ["${family}"]\n'
+    )
+    result = scan(tmp_path)
+    assert [(Path(f.file).name, f.line, f.resource) for f in result.findings] == [
+        ("main.tf", 2, "kubectl_manifest.pool/NodePool/gpu")
+    ]
+    # the file's own tolerant copy (family unknown) gives way to the rendered one
+    assert [r.address for r in result.records] == ["kubectl_manifest.pool/NodePool/gpu"]
+    assert not result.undetermined

@@ -311,6 +311,12 @@ def _drop_file_copies(records: list[ir.Record]) -> list[ir.Record]:
         if twin is None or id(twin) in dropped:
             continue
         dropped.add(id(twin) if _unknowns(r) < _unknowns(twin) else id(r))
+    # A template whose name is a placeholder (``name: ${name}``) has no twin by address; the
+    # copy Terraform rendered with its variables stands for it.
+    sources = {_norm(str(r.extra["tf_source_file"])) for r in copies}
+    for key, r in standalone.items():
+        if key[0] in sources and getattr(r.name, "template", None) is not None:
+            dropped.add(id(r))
     return [r for r in records if id(r) not in dropped]
 
 
