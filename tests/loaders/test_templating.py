@@ -11,7 +11,7 @@ from finlint.ir import is_unknown
 from finlint.scan import ScanOptions, lint
 from finlint.templating import Unrecoverable, mask
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 TEMPLATED = REPO / "fixtures" / "templated"
 
 

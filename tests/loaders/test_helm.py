@@ -26,7 +26,7 @@ from finlint.loaders.helm import render
 from finlint.result import ScanResult
 from finlint.scan import ScanOptions, lint
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 HELM = REPO / "fixtures" / "helm"
 GPU_POOL = HELM / "gpu-pool"
 UNLIMITED = HELM / "gpu-pool-envs" / "unlimited.yaml"
