@@ -151,6 +151,8 @@ def _control(tag: str) -> str | None:
         for kind, pattern in (("open", _GO_OPEN), ("else", _GO_ELSE), ("end", _GO_END)):
             if pattern.match(body):
                 return kind
+        if body.startswith("fail "):  # aborts the render or writes nothing
+            return "silent"
         return "silent" if _GO_SILENT.match(body) else None
     if lang == "jinja":
         if _JINJA_OUTPUT.match(body):
@@ -342,31 +344,83 @@ def _resolve_pending(out: list[str], pending: list[int], raw: list[str], result:
         number = index + 1
         tag_text = line.strip()
         parent = _parent(out, index)
-        # the nearest ancestor key, for the harmless test
-        ancestor = None
-        for j in range(index - 1, -1, -1):
-            prev = out[j]
-            if prev.strip() and not prev.startswith("\x00") and not prev.lstrip().startswith("#"):
-                name = _key_name(prev)
-                if name is not None and prev.rstrip().endswith(":") and _indent(prev) < max(_indent(line), 1):
-                    ancestor = name
-                    break
-                if _indent(prev) < _indent(line):
-                    break
-        if marker == "block" and parent is not None:
+        ancestor: str | None = None
+        if parent is not None:
             j, prev = parent
-            siblings = _has_children(out, index, _indent(prev))
             key = _key_name(prev)
-            if prev.rstrip().endswith(":") and key is not None and not siblings:
+            opens = prev.rstrip().endswith(":") and key is not None
+            if marker == "block" and opens and not _has_children(out, index, _indent(prev)):
                 item = "- " if key in LIST_KEYS else ""  # an unknown of the shape the key holds
                 out[index] = " " * (_indent(prev) + 2) + item + _quote(tag_text)
                 continue
-        if ancestor in HARMLESS_PARENTS:
+            # the block's parent: the key above it, or the parent of the sibling above it (the
+            # tag's own indentation says nothing when `indent N` places its output)
+            ancestor = key if opens else _enclosing_key(out, j)
+        if ancestor in HARMLESS_PARENTS or _ignored_kind(out, index):
             out[index] = ""
             result.dropped.append(number)
             continue
         what = "produces keys" if marker == "key" else "produces a block of YAML"
         raise Unrecoverable(number, f"`{tag_text[:80]}` {what} among literal content")
+
+
+def _enclosing_key(out: list[str], index: int) -> str | None:
+    """The key of the mapping that holds line ``index``."""
+    own = _indent(out[index].replace("- ", "  ", 1))
+    for j in range(index - 1, -1, -1):
+        prev = out[j]
+        if not prev.strip() or prev.startswith("\x00") or prev.lstrip().startswith("#"):
+            continue
+        if _indent(prev) < own and prev.rstrip().endswith(":"):
+            return _key_name(prev)
+        if _indent(prev) < own:
+            return None
+    return None
+
+
+#: Kinds no finlint rule reads: what a template writes into them cannot change a finding.
+IGNORED_KINDS = frozenset(
+    {
+        "ConfigMap",
+        "Secret",
+        "Service",
+        "ServiceAccount",
+        "Namespace",
+        "Role",
+        "RoleBinding",
+        "ClusterRole",
+        "ClusterRoleBinding",
+        "PodDisruptionBudget",
+        "HorizontalPodAutoscaler",
+        "Ingress",
+        "IngressClass",
+        "NetworkPolicy",
+        "ServiceMonitor",
+        "PodMonitor",
+        "PrometheusRule",
+        "MutatingWebhookConfiguration",
+        "ValidatingWebhookConfiguration",
+        "CustomResourceDefinition",
+        "PriorityClass",
+        "Certificate",
+        "Issuer",
+    }
+)
+
+
+def _ignored_kind(out: list[str], index: int) -> bool:
+    """Whether line ``index`` is in a document whose ``kind`` is one no rule reads."""
+    start = index
+    while start > 0 and out[start - 1].strip() != "---":
+        start -= 1
+    end = index
+    while end + 1 < len(out) and out[end + 1].strip() != "---":
+        end += 1
+    for line in out[start : end + 1]:
+        match = re.match(r"^kind:\s*['\"]?(\w+)", line)
+        if match:
+            return match.group(1) in IGNORED_KINDS
+    return False
 
 
 def _has_children(out: list[str], index: int, parent_indent: int) -> bool:

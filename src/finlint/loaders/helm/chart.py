@@ -25,6 +25,8 @@ from finlint.yamlload import LineDict, LineList, YamlLoadError, load_all
 
 FORMAT = "helm"
 DEFAULT_RELEASE = "release-name"  # what `helm template` calls a release it is given no name for
+#: Template files Helm renders into manifests (NOTES.txt and `_helpers.tpl` partials are not).
+TEMPLATE_FILES = (".yaml", ".yml", ".json")
 _RUN_KEY = "helm_announced"  # set in the run's shared state once the renderer notice is given
 
 
@@ -126,6 +128,9 @@ def _render(
             result.notices.append(_failure_notice(directory, rendered.failure, display, shown_chart))
             return result
         for source, text in sorted(rendered.manifests.items()):
+            name = Path(source).name
+            if not name.endswith(TEMPLATE_FILES) or name.startswith("_"):  # NOTES.txt, partials
+                continue
             result.extend(
                 load_rendered(directory, source, text, display, options, values, f"{prefix}{source}/")
             )
@@ -250,14 +255,15 @@ def load_rendered(
         template = template_path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError):  # a template inside a vendored .tgz: no lines to map to
         template = ""
-    try:
-        docs = load_all(text)
-    except YamlLoadError as exc:
-        result.errors.append(LoadError(shown, 1, f"rendered output is not YAML: {exc.message}"))
-        return result
     analysed = line_map.analyse(template) if template else []
     aligned = line_map.align(analysed, text)
     numbers = _dense({k: v.number for k, v in aligned.items()}, text.count("\n") + 2)
+    try:
+        docs = load_all(text)
+    except YamlLoadError as exc:
+        line = numbers[exc.line] if 0 < exc.line < len(numbers) else 1
+        result.errors.append(LoadError(shown, line, f"rendered output is not valid YAML: {exc.message}"))
+        return result
     template_lines = template.splitlines()
     for index, doc in enumerate(docs):
         module = loaders.document_loader_for(doc)
@@ -339,7 +345,7 @@ def _tolerant(
     result = LoadResult()
     for path in files:
         parts = path.relative_to(directory).parts
-        if "templates" not in parts or path.name.startswith("_"):
+        if "templates" not in parts or path.name.startswith("_") or not path.name.endswith(TEMPLATE_FILES):
             continue
         shown = display(path)
         try:
