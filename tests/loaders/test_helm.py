@@ -202,16 +202,6 @@ def test_set_block_overrides_the_values(tmp_path: Path) -> None:
     assert pool.capacity_types == ("spot",) and pool.limits is None
 
 
-@needs_sdk
-def test_scan_of_a_chart_with_the_sdk_is_well_under_a_second() -> None:
-    import time
-
-    scan(GPU_POOL, helm_renderer="sdk")  # warm: the shared library is loaded once per process
-    start = time.perf_counter()
-    scan(HELM / "efs-training", helm_renderer="sdk")
-    assert time.perf_counter() - start < 0.5
-
-
 # --- the helm binary ------------------------------------------------------------------------
 
 FAKE_HELM = """#!{python}

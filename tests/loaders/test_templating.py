@@ -185,3 +185,27 @@ def test_a_tpl_used_by_templatefile_is_read_with_terraforms_variables(tmp_path: 
     # the file's own tolerant copy (family unknown) gives way to the rendered one
     assert [r.address for r in result.records] == ["kubectl_manifest.pool/NodePool/gpu"]
     assert not result.undetermined
+
+
+def test_a_block_placed_by_indent_n_belongs_to_the_mapping_above_it() -> None:
+    # `{{ include ... | indent 4 }}` sits at column 0 but writes into `labels` (harmless)
+    text = (
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  labels:\n    app: x\n"
+        '{{ include "x.labels" . | indent 4 }}\nspec:\n  replicas: 1\n'
+    )
+    masked = mask(text)
+    assert masked.dropped == [6]
+    assert yaml.safe_load(masked.text)["metadata"] == {"labels": {"app": "x"}}
+
+
+def test_blocks_in_kinds_no_rule_reads_are_dropped_but_not_elsewhere() -> None:
+    pdb = "apiVersion: policy/v1\nkind: PodDisruptionBudget\nspec:\n  selector: {}\n{{- toYaml .Values.pdb | nindent 2 }}\n"
+    assert mask(pdb).dropped == [5]
+    job = pdb.replace("policy/v1", "batch/v1").replace("PodDisruptionBudget", "Job")
+    with pytest.raises(Unrecoverable):
+        mask(job)
+
+
+def test_fail_writes_nothing() -> None:
+    text = 'a: 1\n{{- if not .Values.tag }}\n{{- fail "tag is required" }}\n{{- end }}\nb: 2\n'
+    assert yaml.safe_load(mask(text).text) == {"a": 1, "b": 2}
