@@ -199,7 +199,10 @@ def test_a_block_placed_by_indent_n_belongs_to_the_mapping_above_it() -> None:
 
 
 def test_blocks_in_kinds_no_rule_reads_are_dropped_but_not_elsewhere() -> None:
-    pdb = "apiVersion: policy/v1\nkind: PodDisruptionBudget\nspec:\n  selector: {}\n{{- toYaml .Values.pdb | nindent 2 }}\n"
+    pdb = (
+        "apiVersion: policy/v1\nkind: PodDisruptionBudget\nspec:\n  selector: {}\n"
+        "{{- toYaml .Values.pdb | nindent 2 }}\n"
+    )
     assert mask(pdb).dropped == [5]
     job = pdb.replace("policy/v1", "batch/v1").replace("PodDisruptionBudget", "Job")
     with pytest.raises(Unrecoverable):

@@ -111,22 +111,38 @@ def _volume_ref(volume: Any) -> _VolumeRef:
 
 
 def _checkpoint_paths(d: Doc, container: Node) -> list[dict[str, Any]]:
-    """Paths a container is told to checkpoint to (env ``*CHECKPOINT*``/``*CKPT*``, ``--ckpt-dir``)."""
+    """Paths a container is told to checkpoint to (env ``*CHECKPOINT*``/``*CKPT*``, ``--ckpt-dir``),
+    with ``$(VAR)``, ``${VAR}`` and ``$VAR`` expanded from the container's own ``env`` first;
+    ``source`` then shows the chain (``env CKPT_DIR=$HOME/ckpt -> /efs/home/x/ckpt``)."""
     found: list[dict[str, Any]] = []
-    for _index, env, _line in items(container, "env"):
-        name, value = child(env, "name"), child(env, "value")
-        if (
-            isinstance(name, str)
-            and _CHECKPOINT_WORD.search(name)
-            and isinstance(value, str)
-            and value.startswith("/")
-        ):
-            found.append({"path": value, "line": d.line_at(env, "value"), "source": f"env {name}"})
+    env = env_values(container)
+    for _index, entry, _line in items(container, "env"):
+        name, value = child(entry, "name"), child(entry, "value")
+        if not (isinstance(name, str) and _CHECKPOINT_WORD.search(name) and isinstance(value, str)):
+            continue
+        path = env.get(name, value)  # expanded with the entries defined before it only
+        if path.startswith("/"):  # the value line: the line a person edits
+            source = f"env {name}" if path == value else f"env {name}={value} -> {path}"
+            found.append({"path": path, "line": d.line_at(entry, "value"), "source": source})
     for key in ("command", "args"):
-        words = [(item, line) for _i, item, line in items(container, key) if isinstance(item, str)]
+        raw = [(item, line) for _i, item, line in items(container, key) if isinstance(item, str)]
+        words = [(expand(item, env), line) for item, line in raw]
         for position, (word, line) in enumerate(words):
             for match in _CHECKPOINT_FLAG.finditer(word):
-                found.append({"path": match.group(1), "line": d.line(line), "source": key})
+                found.append(
+                    {
+                        "path": match.group(1),
+                        "line": d.line(line),
+                        "source": _via(key, raw[position][0], word),
+                    }
+                )
+            for var in _VAR.finditer(raw[position][0]):  # --output_dir=$(CKPT_ROOT)/run1
+                name = next(g for g in var.groups() if g)
+                if _CHECKPOINT_WORD.search(name) and name in env:
+                    token = _token_with(raw[position][0], var.start())
+                    path = expand(token, env).split("=", 1)[-1]
+                    if path.startswith("/") and not any(f["path"] == path for f in found):
+                        found.append({"path": path, "line": d.line(line), "source": _via(key, token, path)})
             nxt = words[position + 1] if position + 1 < len(words) else None
             if (
                 nxt is not None
@@ -135,6 +151,40 @@ def _checkpoint_paths(d: Doc, container: Node) -> list[dict[str, Any]]:
             ):
                 found.append({"path": nxt[0], "line": d.line(nxt[1]), "source": key})
     return found
+
+
+#: ``$(VAR)`` (Kubernetes), ``${VAR}`` and ``$VAR`` (shell) references to environment variables.
+_VAR = re.compile(r"\$\(([A-Za-z_]\w*)\)|\$\{([A-Za-z_]\w*)\}|\$([A-Za-z_]\w*)")
+
+
+def env_values(container: Node) -> dict[str, str]:
+    """The container's literal ``env`` values, each expanded with the ones defined before it
+    (Kubernetes expands ``$(VAR)`` only from earlier entries)."""
+    out: dict[str, str] = {}
+    for _index, entry, _line in items(container, "env"):
+        name, value = child(entry, "name"), child(entry, "value")
+        if isinstance(name, str) and isinstance(value, (str, int, float)) and not isinstance(value, bool):
+            out[name] = expand(str(value), out)
+    return out
+
+
+def expand(text: str, env: dict[str, str], depth: int = 0) -> str:
+    """``text`` with every variable ``env`` defines replaced (others left as written)."""
+    if depth > 5 or "$" not in text:
+        return text
+    result = _VAR.sub(lambda m: env.get(next(g for g in m.groups() if g), m.group(0)), text)
+    return result if result == text else expand(result, env, depth + 1)
+
+
+def _token_with(text: str, position: int) -> str:
+    """The whitespace-separated word of ``text`` holding ``position``, unquoted."""
+    start = text.rfind(" ", 0, position) + 1
+    end = text.find(" ", position)
+    return text[start : end if end >= 0 else len(text)].strip("'\";")
+
+
+def _via(key: str, raw: str, expanded: str) -> str:
+    return key if raw == expanded else f"{key} {raw.strip()[:80]} -> {expanded.strip()[:80]}"
 
 
 def load_workload(d: Doc) -> list[Record]:
