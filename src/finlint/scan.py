@@ -148,7 +148,7 @@ def _read_template(
     if docs is not None:
         return docs
     line, reason = failure if failure is not None else (exc.line, "")
-    if not is_template_file or templating.has_markers(text) and _manifest_like(text):
+    if not is_template_file or _manifest_like(text):
         result.notices.append(Notice(display, line, templating.skipped_message(line, reason)))
     return None
 

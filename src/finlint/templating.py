@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 
 #: Template tags on one line: Go/Jinja expressions and statements, Jinja comments, Terraform
 #: template directives.
-_TAG = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\{#.*?#\}|%\{.*?\}", re.DOTALL)
+_TAG = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\{#.*?#\}|%\{.*?\}|\$\{[^{}]*\}", re.DOTALL)
 _OPEN = re.compile(r"\{\{|\{%|\{#|%\{")
 #: Statements that open a block, and their else/end, in the three template languages.
 _GO_OPEN = re.compile(r"^(if|range|with|define|block)\b")
@@ -135,12 +135,16 @@ def _kind(tag: str) -> tuple[str, str]:
         return "jinja", tag[2:-2].strip().strip("-+").strip()
     if tag.startswith("{#"):
         return "comment", ""
+    if tag.startswith("${"):  # envsubst / Terraform interpolation: always output
+        return "subst", tag
     return "tf", tag[2:-1].strip().strip("~").strip()
 
 
 def _control(tag: str) -> str | None:
     """'open' / 'else' / 'end' / 'silent' for a tag that outputs nothing, None for output."""
     lang, body = _kind(tag)
+    if lang == "subst":
+        return None
     if lang == "comment":
         return "silent"
     if lang == "go":
@@ -185,6 +189,8 @@ def _unquote(value: str) -> str:
 def _value(value: str) -> str:
     """A value holding a placeholder as YAML: a flow list keeps its shape, item by item."""
     v = value.strip()
+    if v.startswith(("!", "&", "*")):  # a tagged value (`!Sub "${X}"`), an anchor: YAML already
+        return v
     if v.startswith("[") and v.endswith("]") and not _TAG.fullmatch(v[1:-1].strip() or "x"):
         items = [part for part in _split_items(v[1:-1]) if part.strip()]
         return "[" + ", ".join(_quote(_unquote(part)) for part in items) + "]"

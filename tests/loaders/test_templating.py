@@ -212,3 +212,29 @@ def test_blocks_in_kinds_no_rule_reads_are_dropped_but_not_elsewhere() -> None:
 def test_fail_writes_nothing() -> None:
     text = 'a: 1\n{{- if not .Values.tag }}\n{{- fail "tag is required" }}\n{{- end }}\nb: 2\n'
     assert yaml.safe_load(mask(text).text) == {"a": 1, "b": 2}
+
+
+def test_terraform_interpolation_in_a_flow_list_is_a_placeholder_item(tmp_path: Path) -> None:
+    # `values: [${instance_type}]` is not YAML (`{` opens a flow mapping) until Terraform renders it
+    (tmp_path / "nodepool.tpl").write_text(
+        "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: default\nspec:\n"
+        "  template:\n    spec:\n      requirements:\n"
+        "        - key: node.kubernetes.io/instance-type\n          operator: In\n"
+        "          values: [${instance_type}]\n"
+        "  limits:\n    cpu: ${max_cpu}\n"
+    )
+    result = scan(tmp_path)
+    (pool,) = result.records
+    assert pool.requirements[0].values == ("${instance_type}",) and pool.requirements[0].line == 9
+    assert not result.findings and not result.notices
+    assert any("${instance_type}" in " ".join(u.reasons) for u in result.undetermined)
+
+
+def test_a_tagged_value_keeps_its_tag() -> None:
+    text = (
+        "Resources:\n  B:\n    Properties:\n      Name: !Sub '${AWS::StackName}-{{ env }}'\n"
+        "{% if x %}\n{% endif %}\n"
+    )
+    assert yaml.safe_load(mask(text).text.replace("!Sub", "")) == {
+        "Resources": {"B": {"Properties": {"Name": "${AWS::StackName}-{{ env }}"}}}
+    }
