@@ -73,6 +73,7 @@ HARMLESS_PARENTS = frozenset(
         "podLabels",
         "podAnnotations",
         "commonLabels",
+        "tags",
     }
 )
 #: Keys whose value is a list in the manifests finlint reads: a placeholder that writes their
@@ -302,6 +303,8 @@ def _strip_controls(line: str, stack: list[_Frame], number: int = 0) -> str:
 def _mask_line(line: str, number: int, result: Masked, out: list[str], pending: list[int]) -> str:
     indent = line[: _indent(line)]
     body = line[len(indent) :].rstrip()
+    if body.startswith("#"):  # a YAML comment: whatever it holds is not content
+        return line
     tags = _TAG.findall(body)
     result.placeholders[number] = tags
     head = re.match(r"^((?:-\s+)*)([^:#'\"]*?)\s*:(\s|$)", _TAG.sub("\x01", body))

@@ -225,7 +225,10 @@ def _failure_notice(
     directory: Path, failure: renderers.RenderFailure, display: Callable[[Path], str], shown_chart: str
 ) -> Notice:
     if failure.source is not None:
-        path = directory / _relative(failure.source)
+        parts = Path(failure.source).parts
+        path = directory / "charts" / parts[0] / _relative(failure.source)  # a subchart's template
+        if not path.is_file():
+            path = directory / _relative(failure.source)
         if path.is_file():
             return Notice(display(path), failure.line or 1, f"chart not rendered: {failure.message}")
     return Notice(shown_chart, 1, f"chart not rendered: {failure.message}")

@@ -25,7 +25,9 @@ from typing import Any
 
 RENDERERS = ("auto", "binary", "sdk", "tolerant")
 BINARY_TIMEOUT_S = 60
-_WHERE = re.compile(r"\(([^()\s:]+):(\d+)(?::\d+)?\)")
+_WHERE = re.compile(
+    r"\(([^()\s:]+):(\d+)(?::\d+)?\)|(?<![\w/.-])([\w.-]+/[\w./-]+\.(?:ya?ml|tpl|json|txt)):(\d+)"
+)
 _SOURCE = re.compile(r"^# Source: (\S.*?)\s*$", re.MULTILINE)
 _DOC_SPLIT = re.compile(r"^---[ \t]*$", re.MULTILINE)
 
@@ -86,7 +88,8 @@ def failure_from(message: str) -> RenderFailure:
     found = _WHERE.findall(message)
     if not found:
         return RenderFailure(message)
-    source, line = found[0]
+    first = found[0]
+    source, line = (first[0], first[1]) if first[0] else (first[2], first[3])
     return RenderFailure(message, source, int(line))
 
 
