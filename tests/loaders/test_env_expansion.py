@@ -72,3 +72,22 @@ def test_checkpoint_paths_are_expanded_with_their_chain(tmp_path: Path) -> None:
     assert paths["/efs/root"] == (19, "env CKPT_ROOT")
     # Kubernetes expands $(VAR) only from entries defined before: this one stays unexpanded
     assert not any(p.startswith("/late") for p in paths)
+
+
+def test_fin401_message_shows_the_chain(tmp_path: Path) -> None:
+    (tmp_path / "job.yaml").write_text(
+        "apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata:\n  name: efs-sc\n"
+        "provisioner: efs.csi.aws.com\n---\n"
+        "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata:\n  name: pv-efs\nspec:\n"
+        "  storageClassName: efs-sc\n---\n"
+        "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: train\nspec:\n  template:\n    spec:\n"
+        "      containers:\n        - name: train\n          image: x\n          env:\n"
+        "            - name: HOME\n              value: /efs/home/x\n"
+        "            - name: CKPT_DIR\n              value: $(HOME)/checkpoints\n"
+        "          volumeMounts:\n            - name: shared\n              mountPath: /efs\n"
+        "      volumes:\n        - name: shared\n          persistentVolumeClaim:\n            claimName: pv-efs\n"
+    )
+    (finding,) = [f for f in lint(ScanOptions(paths=[tmp_path])).findings if f.rule_id == "FIN401"]
+    assert finding.line == 28  # the value line of CKPT_DIR
+    assert "CKPT_DIR=$(HOME)/checkpoints -> /efs/home/x/checkpoints" in finding.message
+    assert "claim 'pv-efs'" in finding.message
