@@ -85,7 +85,8 @@ def test_fin401_message_shows_the_chain(tmp_path: Path) -> None:
         "            - name: HOME\n              value: /efs/home/x\n"
         "            - name: CKPT_DIR\n              value: $(HOME)/checkpoints\n"
         "          volumeMounts:\n            - name: shared\n              mountPath: /efs\n"
-        "      volumes:\n        - name: shared\n          persistentVolumeClaim:\n            claimName: pv-efs\n"
+        "      volumes:\n        - name: shared\n"
+        "          persistentVolumeClaim:\n            claimName: pv-efs\n"
     )
     (finding,) = [f for f in lint(ScanOptions(paths=[tmp_path])).findings if f.rule_id == "FIN401"]
     assert finding.line == 28  # the value line of CKPT_DIR
