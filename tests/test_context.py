@@ -394,8 +394,8 @@ spec:
 
 @needs_git
 def test_helm_values_changed_pulls_in_its_chart(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # No chart renderer is on main yet (issue 11): the chart's plain manifests are read as they
-    # are, templated ones are skipped; the chart is pulled in and its templates share values.yaml.
+    # The chart is pulled in whole and rendered (issue 11: a helm binary, the finlint[helm]
+    # extra, or the tolerant reader); its templates share values.yaml.
     root = repo(
         tmp_path,
         {
@@ -410,12 +410,14 @@ def test_helm_values_changed_pulls_in_its_chart(tmp_path: Path, monkeypatch: pyt
     _, report = scan(root, monkeypatch, "charts/train/values.yaml")
     assert where(report) == [("charts/train/templates/pv.yaml", 4, "FIN401")]
     assert "linked through changed file charts/train/values.yaml" in report["findings"][0]["message"]
-    assert report["summary"]["context_files"] == 3  # Chart.yaml and the two templates
-    # values.yaml reaches the templated job too: the user is told it was skipped
-    assert [n["file"] for n in report["notices"]] == ["charts/train/templates/job.yaml"]
+    assert report["summary"]["context_files"] == 4  # the chart unit: Chart.yaml, values.yaml, 2 templates
+    # the templated job is rendered (or read by the tolerant reader), never skipped; the one
+    # notice says which renderer was used
+    assert [n["file"] for n in report["notices"]] == ["charts/train/Chart.yaml"]
+    assert "Helm charts" in report["notices"][0]["message"]
     _, report = scan(root, monkeypatch, "charts/train/templates/job.yaml")
     assert where(report) == []  # a template does not link its sibling templates
-    assert [n["file"] for n in report["notices"]] == ["charts/train/templates/job.yaml"]
+    assert not [n for n in report["notices"] if "skipped template" in n["message"]]
 
 
 # --- launchers and their config files ------------------------------------------------------------
