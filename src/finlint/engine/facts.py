@@ -287,10 +287,19 @@ def _under(path: str, mount: str) -> bool:
     return path == mount or path.startswith(mount + "/") or mount == "/"
 
 
+#: A name that says EFS (``efs-sc``, ``efs-pvc``, ``train-efs-claim``); never FSx.
+EFS_NAME = re.compile(r"(?i)(?:^|[^a-z0-9])efs(?:[^a-z0-9]|$)")
+
+
 @fact
-def checkpoint_on_efs(record: Record, pattern: str) -> Any:
-    """Evidence that checkpoints go to EFS: a name/tag/path that says so on an EFS-backed object."""
+def checkpoint_on_efs(record: Record, pattern: str, name_evidence: bool = True) -> Any:
+    """Evidence that checkpoints go to EFS: a name/tag/path that says so on an EFS-backed object;
+    with ``name_evidence``, also a claim or StorageClass not defined in the scan whose name says
+    EFS (the message says the evidence is the name)."""
     rx = re.compile(pattern)
+    if name_evidence and isinstance(record, Volume):
+        found = _volume_on_efs(record, rx)
+        return found if isinstance(found, Evidence) else (_efs_by_name(record, rx) or found)
     if isinstance(record, FileSystem):
         if record.fs_type != "efs":
             return None
@@ -347,6 +356,37 @@ def _checkpoint_path_on_efs(volume: Volume) -> Any:
         if is_unknown(mount.is_efs):
             unknown = mount.is_efs
     return unknown
+
+
+def _efs_by_name(volume: Volume, rx: re.Pattern[str]) -> Evidence | None:
+    """A checkpoint mount from a claim, or a checkpoint claim of a StorageClass, that the scan
+    does not define (nothing linked, no file in its chain) but whose name says EFS."""
+    if volume.volume_kind == "workload":
+        for mount in volume.mounts:
+            claim = mount.claim_name
+            if mount.is_efs is not None or mount.via or not isinstance(claim, str):
+                continue
+            if EFS_NAME.search(claim) and _matches(rx, mount.mount_path, claim, mount.volume) is not None:
+                return Evidence(
+                    f"mounts checkpoint path '{mount.mount_path}' from claim '{claim}', which is not "
+                    "defined in the scan: EFS by name only (medium confidence: the claim's name says EFS)",
+                    mount.line or volume.location.line,
+                )
+        return None
+    sc = volume.storage_class
+    if volume.volume_kind not in ("pvc", "pv") or volume.is_efs is not None or volume.via:
+        return None
+    if not isinstance(sc, str) or not EFS_NAME.search(sc):
+        return None
+    hit = _matches(rx, volume.name, volume.address.rsplit("/", 1)[-1])
+    if hit is None:
+        return None
+    kind = "PersistentVolumeClaim" if volume.volume_kind == "pvc" else "PersistentVolume"
+    return Evidence(
+        f"{kind} '{hit}' uses StorageClass '{sc}', which is not defined in the scan: EFS by name "
+        "only (medium confidence: the class's name says EFS)",
+        volume.line_of("storage_class") or volume.location.line,
+    )
 
 
 def _volume_on_efs(volume: Volume, rx: re.Pattern[str]) -> Any:
