@@ -131,7 +131,7 @@ def test_helm_values_flag() -> None:
         main, ["scan", str(GPU_POOL), "--helm-values", str(UNLIMITED), "--format", "json"]
     )
     data = json.loads(out.output)
-    assert [(f["rule_id"], f["line"]) for f in data["findings"]] == [("FIN301", 10)]
+    assert [(f["rule_id"], f["line"]) for f in data["findings"]] == [("FIN301", 10), ("FIN304", 10)]
     assert any("helm-python-sdk" in n["message"] for n in data["notices"])
 
 
@@ -178,7 +178,7 @@ def test_terraform_helm_release_renders_with_values_and_set() -> None:
     # values = [file(release-values.yaml)] removes the limits: the release fires, the chart's
     # own render (with its limits) is dropped in favour of the release's
     assert fin(result, "FIN301") == [("fixtures/helm/gpu-pool/templates/nodepool.yaml", 10)]
-    (finding,) = result.findings
+    (finding,) = [f for f in result.findings if f.rule_id == "FIN301"]
     assert finding.resource.startswith("helm_release.gpu_pool/") and "NodePool/train-gpu" in finding.resource
     (pool,) = [r for r in result.records if r.address.startswith("helm_release.gpu_pool/")]
     assert pool.capacity_types == ("on-demand",)  # set { capacityType = var.capacity_type }

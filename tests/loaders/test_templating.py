@@ -105,6 +105,7 @@ def test_templated_fixtures_fire_on_their_literals() -> None:
     found = sorted((f.rule_id, Path(f.file).name, f.line) for f in result.findings)
     assert found == [
         ("FIN301", "nodepool.yaml.tpl", 9),  # p5 literal, no limits; a zone placeholder does not hide it
+        ("FIN304", "nodepool.yaml.tpl", 9),  # the same pool: accelerated types and no limits
         ("FIN401", "job-envsubst.yaml", 32),  # the mount, linked through run-${RUN_ID}-state
         ("FIN401", "training.yml.j2", 2),
         ("FIN401", "training.yml.j2", 14),
@@ -151,7 +152,10 @@ def test_content_decides_not_the_extension(tmp_path: Path) -> None:
         '          values: ["p5.48xlarge"]\n'
     )
     result = scan(tmp_path)
-    assert [(Path(f.file).name, f.rule_id) for f in result.findings] == [("pool.tmpl", "FIN301")]
+    assert [(Path(f.file).name, f.rule_id) for f in result.findings] == [
+        ("pool.tmpl", "FIN301"),
+        ("pool.tmpl", "FIN304"),
+    ]
     assert not result.notices and not result.errors
 
 
@@ -179,7 +183,7 @@ def test_a_tpl_used_by_templatefile_is_read_with_terraforms_variables(tmp_path: 
         '          values: ["${family}"]\n'
     )
     result = scan(tmp_path)
-    assert [(Path(f.file).name, f.line, f.resource) for f in result.findings] == [
+    assert [(Path(f.file).name, f.line, f.resource) for f in result.findings if f.rule_id == "FIN301"] == [
         ("main.tf", 2, "kubectl_manifest.pool/NodePool/gpu")
     ]
     # the file's own tolerant copy (family unknown) gives way to the rendered one
