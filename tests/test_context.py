@@ -618,3 +618,44 @@ def test_a_huge_folder_outside_a_repository_is_searched_only_in_part(
     _, report = scan(tmp_path, monkeypatch, "job.yaml")
     assert report["summary"]["context_files"] <= 2
     assert any("more than 2 candidate files" in n["message"] for n in report["notices"])
+
+
+def test_a_slow_search_stops_at_its_read_budget(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file passed from a huge folder outside any repository must not cost minutes: reading
+    candidates stops at a byte/time budget, with a notice (seen: 120 s for a job in /tmp)."""
+    import finlint.context.index as index
+
+    monkeypatch.setattr(index, "MAX_SNIFF_TOTAL_BYTES", len(CLAIMS) + 10)
+    for n in range(4):
+        (tmp_path / f"d{n}").mkdir()
+        (tmp_path / f"d{n}" / "claims.yaml").write_text(CLAIMS, encoding="utf-8")
+    (tmp_path / "job.yaml").write_text(JOB, encoding="utf-8")
+    _, report = scan(tmp_path, monkeypatch, "job.yaml")
+    assert any("stopped reading candidate files" in n["message"] for n in report["notices"])
+
+
+def test_context_files_are_capped_nearest_first(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Thousands of copies of a claim name (seen: pytest temp dirs under /tmp) are not all read."""
+    import finlint.context as context
+
+    monkeypatch.setattr(context, "MAX_CONTEXT_FILES", 1)
+    root = repo(
+        tmp_path,
+        {"near/job.yaml": JOB, "near/claims.yaml": CLAIMS, "far/deep/er/claims.yaml": CLAIMS},
+    )
+    _, report = scan(root, monkeypatch, "near/job.yaml")
+    assert report["summary"]["context_files"] == 1
+    assert any("only the 1 nearest were read" in n["message"] for n in report["notices"])
+
+
+def test_fifos_and_devices_in_the_repository_are_never_sniffed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Regression: a FIFO named *.yaml beside the changed file hung the context search forever."""
+    import os
+
+    root = repo(tmp_path, {"apps/job.yaml": JOB, "platform/claims.yaml": CLAIMS})
+    os.mkfifo(root / "platform" / "pipe.yaml")
+    os.symlink("/dev/zero", root / "platform" / "zero.yaml")
+    code, report = scan(root, monkeypatch, "apps/job.yaml")
+    assert code in (0, 1) and report["summary"]["context_files"] >= 1

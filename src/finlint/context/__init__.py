@@ -116,6 +116,30 @@ class ContextPlan:
         return True
 
 
+#: Context files read at most: a name shared across a huge folder (every copy of a fixture in
+#: /tmp) must not turn a one-file scan into a scan of thousands of files.
+MAX_CONTEXT_FILES = 400
+
+
+def _nearest_first(paths: list[Path], given: list[Path]) -> list[Path]:
+    """Context files ordered by how close they are to a given file (shared path prefix)."""
+
+    def distance(path: Path) -> tuple[int, str]:
+        best = min(len(path.parts) + len(g.parts) - 2 * _shared(path, g) for g in given)
+        return best, str(path)
+
+    return sorted(paths, key=distance)
+
+
+def _shared(a: Path, b: Path) -> int:
+    n = 0
+    for x, y in zip(a.parts, b.parts, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
 def plan(
     files: Sequence[Path],
     excluded: Callable[[Path], bool] | None,
@@ -138,10 +162,22 @@ def plan(
             if path not in given:
                 paths[path] = None
     index.save()
-    result = ContextPlan(root, list(paths))
+    chosen = _nearest_first(list(paths), absolute)
+    result = ContextPlan(root, chosen[:MAX_CONTEXT_FILES])
+    if len(chosen) > MAX_CONTEXT_FILES:
+        result.notes.append(
+            f"context: {len(chosen):,} files under {root} link to the given files; only the "
+            f"{MAX_CONTEXT_FILES:,} nearest were read (scan inside a git repository, or pass --no-context)"
+        )
     if index.truncated:
         result.notes.append(
             f"context: more than {_index.MAX_CANDIDATES:,} candidate files under {root}; only the first were "
             "searched for links (scan inside a git repository, or pass --no-context)"
+        )
+    if index.budget_spent:
+        result.notes.append(
+            f"context: stopped reading candidate files under {root} after "
+            f"{_index.MAX_SNIFF_TOTAL_BYTES // 2**20} MB or {_index.MAX_SNIFF_SECONDS:g} s; links beyond "
+            "them were not followed (scan inside a git repository, or pass --no-context)"
         )
     return result

@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
+import time
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +20,11 @@ from finlint.policy_cache import cache_dir  # one cache directory: FINLINT_CACHE
 STRUCTURED = (".yaml", ".yml", ".json")
 PYTHON = (".py", ".ipynb")
 MAX_SNIFF_BYTES = 2 * 1024 * 1024
+#: A context search reads at most this much (uncached) or for this long, then stops with a notice:
+#: a file passed from a huge folder outside any repository must not cost minutes (a pre-commit run
+#: inside a repository stays far below both: 2,000 files sniff in ~40 ms).
+MAX_SNIFF_TOTAL_BYTES = 64 * 1024 * 1024
+MAX_SNIFF_SECONDS = 3.0
 MAX_CLOSURE_ROUNDS = 16
 CACHE_VERSION = 2
 #: a repository with more candidate files than this is only partly searched for context (a
@@ -139,6 +146,9 @@ class RepoIndex:
         self._cache_dirty = False
         self._cache_loaded = False
         self.truncated = False  # the walk stopped at MAX_CANDIDATES
+        self.budget_spent = False  # sniffing stopped at MAX_SNIFF_TOTAL_BYTES / MAX_SNIFF_SECONDS
+        self._read_bytes = 0
+        self._started = time.monotonic()
 
     # -- files ------------------------------------------------------------------------------------
 
@@ -198,6 +208,9 @@ class RepoIndex:
             st = os.stat(path)
         except OSError:
             return Sniff()
+        if not stat.S_ISREG(st.st_mode):  # a FIFO would block, a device never ends: never read
+            self._sniffs[path] = Sniff()
+            return self._sniffs[path]
         key = self._key(path)
         stamp = [st.st_mtime_ns, st.st_size]
         cached = self._cached().get(key)
@@ -206,7 +219,7 @@ class RepoIndex:
             sniff = Sniff.from_json(cached[1])
         if sniff is None:
             sniff = self._read_sniff(Path(path), st.st_size)
-            if self.use_cache:
+            if self.use_cache and not self.budget_spent:  # an unread file is not a sniff to keep
                 self._cache[key] = [stamp, sniff.to_json()]
                 self._cache_dirty = True
         self._sniffs[path] = sniff
@@ -215,6 +228,11 @@ class RepoIndex:
     def _read_sniff(self, path: Path, size: int) -> Sniff:
         if size > MAX_SNIFF_BYTES:
             return Sniff()
+        over_time = time.monotonic() - self._started > MAX_SNIFF_SECONDS
+        if self.budget_spent or over_time or self._read_bytes + size > MAX_SNIFF_TOTAL_BYTES:
+            self.budget_spent = True
+            return Sniff()
+        self._read_bytes += size
         try:
             text = path.read_bytes().decode("utf-8-sig", errors="replace")
         except OSError:
