@@ -420,6 +420,72 @@ def test_helm_values_changed_pulls_in_its_chart(tmp_path: Path, monkeypatch: pyt
     assert not [n for n in report["notices"] if "skipped template" in n["message"]]
 
 
+CHART_STORAGE = """apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata:
+  name: {{ .Values.storageClass }}
+provisioner: efs.csi.aws.com
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata:
+  name: {{ .Release.Name }}-state
+spec:
+  storageClassName: {{ .Values.storageClass }}
+  accessModes: [ReadWriteMany]
+  resources:
+    requests:
+      storage: 100Gi
+"""
+CHART_JOB = """apiVersion: batch/v1
+kind: Job
+metadata:
+  name: {{ .Release.Name }}-train
+spec:
+  template:
+    spec:
+      containers:
+        - name: trainer
+          image: trainer:1
+          args: ["--checkpoint-dir=/state/ckpt"]
+          volumeMounts:
+            - name: state
+              mountPath: /state
+      volumes:
+        - name: state
+          persistentVolumeClaim:
+            claimName: {{ .Release.Name }}-state
+"""
+
+
+@needs_git
+def test_helm_template_changed_reports_the_sibling_job_it_now_affects(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 17: a Helm template changed alone (the storage template now says EFS) reports the
+    job template that checkpoints through it, at the job's own line, naming the changed file."""
+    root = repo(
+        tmp_path,
+        {
+            "charts/train/Chart.yaml": "apiVersion: v2\nname: train\nversion: 0.1.0\n",
+            "charts/train/values.yaml": "storageClass: shared\n",
+            "charts/train/templates/storage.yaml": CHART_STORAGE,
+            "charts/train/templates/job.yaml": CHART_JOB,
+        },
+    )
+    _, report = scan(root, monkeypatch, "charts/train/templates/storage.yaml")
+    found = [f for f in report["findings"] if f["rule_id"] == "FIN401"]
+    assert found, report
+    assert {f["file"] for f in found} <= {
+        "charts/train/templates/job.yaml",
+        "charts/train/templates/storage.yaml",
+    }
+    through_job = [f for f in found if f["file"] == "charts/train/templates/job.yaml"]
+    assert through_job and "linked through changed file charts/train/templates/storage.yaml" in (
+        through_job[0]["message"]
+    )
+
+
 # --- launchers and their config files ------------------------------------------------------------
 
 LAUNCHER = """import yaml
