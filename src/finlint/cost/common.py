@@ -17,7 +17,7 @@ from finlint.cost.pricing import (
     usd,
 )
 from finlint.cost.usage import Usage, load_usage
-from finlint.finding import Cost
+from finlint.finding import Cost, Finding
 from finlint.ir import Record, TrainingJob, is_unknown
 
 HOURS_PER_MONTH = 730.0
@@ -224,3 +224,24 @@ __all__ = [
     "unpriced",
     "usd",
 ]
+
+
+def job_quote(
+    finding: Finding, ctx: CostContext, kind: str
+) -> tuple[TrainingJob, str, int, PriceQuote, dict[str, Any]] | Cost:
+    """The job, its type, instance count, On-Demand quote and usage params, or an unpriced Cost."""
+    job = finding.record
+    if not isinstance(job, TrainingJob):
+        return unpriced(kind, f"{finding.cost_model} prices training jobs only")
+    if not known(job.instance_type):
+        return unpriced(kind, "instance type unknown or unresolved")
+    itype = str(job.instance_type)
+    n, n_why = checked_instance_count(job)
+    if n is None:
+        return unpriced(kind, n_why or "instance count unresolved")
+    params = ctx.params(job)
+    pricing = ctx.pricing_for(params)
+    quote = pricing.hourly(itype)
+    if quote is None:
+        return unpriced(kind, pricing.missing(itype), instance_type=itype, region=pricing.region)
+    return job, itype, n, quote, params

@@ -29,9 +29,8 @@ from finlint.cost.bounds import expm1_sat
 from finlint.cost.common import (
     CostContext,
     checked_cap,
-    checked_instance_count,
+    job_quote,
     jobs_per_run,
-    known,
     num,
     price_note,
     quote_json,
@@ -41,7 +40,6 @@ from finlint.cost.common import (
 )
 from finlint.cost.usage import hourly_interruption_rate
 from finlint.finding import Cost, Finding
-from finlint.ir import TrainingJob
 
 KIND = "risk"
 
@@ -114,20 +112,10 @@ def price_local_path(finding: Finding, ctx: CostContext) -> Cost:
 
 
 def _price(finding: Finding, ctx: CostContext, local_path: bool) -> Cost:
-    job = finding.record
-    if not isinstance(job, TrainingJob):
-        return unpriced(KIND, "spot-restart prices training jobs only")
-    if not known(job.instance_type):
-        return unpriced(KIND, "instance type unknown or unresolved")
-    itype = str(job.instance_type)
-    n, n_why = checked_instance_count(job)
-    if n is None:
-        return unpriced(KIND, n_why or "instance count unresolved")
-    params = ctx.params(job)
-    pricing = ctx.pricing_for(params)
-    quote = pricing.hourly(itype)
-    if quote is None:
-        return unpriced(KIND, pricing.missing(itype), instance_type=itype, region=pricing.region)
+    got = job_quote(finding, ctx, KIND)
+    if isinstance(got, Cost):
+        return got
+    job, itype, n, quote, params = got
     cap_h, cap_how, cap_why = checked_cap(job)
     if cap_h is None:
         return unpriced(KIND, cap_why)

@@ -21,14 +21,11 @@ On-Demand prices (bounds.finite_cost and the explicit ceilings below).
 
 from __future__ import annotations
 
-from typing import Any
-
 from finlint.cost.common import (
     CostContext,
     checked_cap,
-    checked_instance_count,
+    job_quote,
     jobs_per_run,
-    known,
     num,
     price_note,
     quote_json,
@@ -37,40 +34,17 @@ from finlint.cost.common import (
     unpriced,
     usd,
 )
-from finlint.cost.pricing import PriceQuote
 from finlint.cost.spot import hours, waste
 from finlint.cost.usage import hourly_interruption_rate
 from finlint.finding import Cost, Finding
-from finlint.ir import TrainingJob
 
 #: FIN502's field figure: Trainium's cost per token of training throughput vs A100 (field guide).
 TRAINIUM_SAVING = 0.40
 
 
-def _job_quote(
-    finding: Finding, ctx: CostContext, kind: str
-) -> tuple[TrainingJob, str, int, PriceQuote, dict[str, Any]] | Cost:
-    """The job, its type, instance count, On-Demand quote and usage params, or an unpriced Cost."""
-    job = finding.record
-    if not isinstance(job, TrainingJob):
-        return unpriced(kind, f"{finding.cost_model} prices training jobs only")
-    if not known(job.instance_type):
-        return unpriced(kind, "instance type unknown or unresolved")
-    itype = str(job.instance_type)
-    n, n_why = checked_instance_count(job)
-    if n is None:
-        return unpriced(kind, n_why or "instance count unresolved")
-    params = ctx.params(job)
-    pricing = ctx.pricing_for(params)
-    quote = pricing.hourly(itype)
-    if quote is None:
-        return unpriced(kind, pricing.missing(itype), instance_type=itype, region=pricing.region)
-    return job, itype, n, quote, params
-
-
 def price_excess_runtime(finding: Finding, ctx: CostContext) -> Cost:
     kind = "risk"
-    got = _job_quote(finding, ctx, kind)
+    got = job_quote(finding, ctx, kind)
     if isinstance(got, Cost):
         return got
     job, itype, n, quote, params = got
@@ -113,7 +87,7 @@ def price_excess_runtime(finding: Finding, ctx: CostContext) -> Cost:
 
 def price_multi_node_spot(finding: Finding, ctx: CostContext) -> Cost:
     kind = "risk"
-    got = _job_quote(finding, ctx, kind)
+    got = job_quote(finding, ctx, kind)
     if isinstance(got, Cost):
         return got
     job, itype, n, quote, params = got
@@ -178,7 +152,7 @@ def price_multi_node_spot(finding: Finding, ctx: CostContext) -> Cost:
 
 def price_warm_pool(finding: Finding, ctx: CostContext) -> Cost:
     kind = "waste"
-    got = _job_quote(finding, ctx, kind)
+    got = job_quote(finding, ctx, kind)
     if isinstance(got, Cost):
         return got
     job, itype, n, quote, params = got
@@ -214,7 +188,7 @@ def price_warm_pool(finding: Finding, ctx: CostContext) -> Cost:
 
 def price_trainium(finding: Finding, ctx: CostContext) -> Cost:
     kind = "savings"
-    got = _job_quote(finding, ctx, kind)
+    got = job_quote(finding, ctx, kind)
     if isinstance(got, Cost):
         return got
     job, itype, n, quote, params = got
