@@ -307,8 +307,20 @@ class DataLoader(Record):
     job: Maybe[str] = None  # address of the training job whose entry point this file is
 
 
+@dataclass(frozen=True)
+class ConfigMap(Record):
+    """A Kubernetes ConfigMap's string data: what a container's ``envFrom`` puts into its
+    environment (checkpoint paths often travel this way; the linking pass expands them)."""
+
+    KIND: ClassVar[str] = "config_map"
+
+    namespace: Maybe[str] = None
+    data: Mapping[str, str] = field(default_factory=dict)
+
+
 RECORD_TYPES: dict[str, type[Record]] = {
-    cls.KIND: cls for cls in (TrainingJob, ComputePool, Notebook, FileSystem, Volume, Bucket, DataLoader)
+    cls.KIND: cls
+    for cls in (TrainingJob, ComputePool, Notebook, FileSystem, Volume, Bucket, DataLoader, ConfigMap)
 }
 
 

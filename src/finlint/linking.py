@@ -77,6 +77,9 @@ def link(records: list[Record]) -> list[Record]:
     """Resolve every claim, PV and mount to EFS or not, recording the files each link came from
     (``Volume.via``, ``Mount.via``): a changed StorageClass is part of the chain of the jobs
     that mount a claim of that class (``finlint.context`` reports them)."""
+    from finlint.linking_env import link_env_from
+
+    records = link_env_from(records)
     volumes = [r for r in records if isinstance(r, Volume)]
     efs_files: dict[str, str] = {}
     for r in records:

@@ -42,6 +42,7 @@ from finlint.loaders.kubernetes.storage import (
     FILE_SYSTEM_DRIVERS,
     NON_EFS_DRIVERS,
     load_claim,
+    load_config_map,
     load_persistent_volume,
     load_storage_class,
 )
@@ -74,6 +75,7 @@ _HANDLERS: dict[tuple[str, str], _Handler] = {
     ("storage.k8s.io", "StorageClass"): load_storage_class,
     ("", "PersistentVolume"): load_persistent_volume,
     ("", "PersistentVolumeClaim"): load_claim,
+    ("", "ConfigMap"): load_config_map,
     ("eksctl.io", "ClusterConfig"): load_eksctl,
 }
 _SAGEMAKER_GROUPS = ("sagemaker.services.k8s.aws", "sagemaker.aws.amazon.com")

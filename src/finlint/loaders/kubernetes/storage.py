@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any, NamedTuple
 
-from finlint.ir import Maybe, Record, Volume
+from finlint.ir import ConfigMap, Maybe, Record, Volume
 from finlint.loaders.kubernetes.object import (
     Doc,
     Node,
@@ -232,6 +232,18 @@ def claim_volume(d: Doc, claim_spec: Any, annotations: Any, **record: Any) -> Vo
         volume_name=text(spec.get("volumeName"), "volumeName"),
         capacity_gb=gib(child(requests, "storage"), "resources.requests.storage"),
     )
+
+
+def load_config_map(d: Doc) -> list[Record]:
+    """A ConfigMap's literal string data (templated values stay out: they cannot be expanded)."""
+    data = mapping(d.doc, "data") or {}
+    values = {
+        str(k): str(v)
+        for k, v in data.items()
+        if isinstance(v, (str, int, float)) and not isinstance(v, bool) and not templated(v)
+    }
+    lines = {f"data.{k}": d.line_at(data, k) for k in values}
+    return [ConfigMap(**d.common(lines=lines), namespace=d.namespace, data=values)]
 
 
 def load_claim(d: Doc) -> list[Record]:

@@ -110,6 +110,44 @@ def _volume_ref(volume: Any) -> _VolumeRef:
     return _VolumeRef()
 
 
+def env_from(d: Doc, container: Node) -> dict[str, Any] | None:
+    """A container's ``envFrom`` ConfigMaps and the checkpoint-ish texts still holding variables
+    after its own ``env`` is expanded: the linking pass expands them with the ConfigMaps' data
+    (``env`` entries win over ``envFrom``, as in Kubernetes)."""
+    names: list[str] = []
+    line = 0
+    for _index, entry, entry_line in items(container, "envFrom"):
+        ref = mapping(entry, "configMapRef") if isinstance(entry, dict) else None
+        name = child(ref, "name") if ref is not None else None
+        if isinstance(name, str) and not templated(name):
+            names.append(name)
+            line = line or d.line(entry_line)
+    if not names:
+        return None
+    env = env_values(container)
+    pending: list[dict[str, Any]] = []
+    for _index, entry, _line in items(container, "env"):
+        name, value = child(entry, "name"), child(entry, "value")
+        if isinstance(name, str) and _CHECKPOINT_WORD.search(name) and isinstance(value, str):
+            expanded = env.get(name, value)
+            if "$" in expanded:
+                pending.append(
+                    {
+                        "text": expanded,
+                        "raw": value,
+                        "label": f"env {name}",
+                        "line": d.line_at(entry, "value"),
+                    }
+                )
+    for key in ("command", "args"):
+        for _i, item, item_line in items(container, key):
+            if isinstance(item, str) and "$" in expand(item, env):
+                pending.append(
+                    {"text": expand(item, env), "raw": item, "label": key, "line": d.line(item_line)}
+                )
+    return {"config_maps": names, "line": line, "env": sorted(env), "pending": pending}
+
+
 def _checkpoint_paths(d: Doc, container: Node) -> list[dict[str, Any]]:
     """Paths a container is told to checkpoint to (env ``*CHECKPOINT*``/``*CKPT*``, ``--ckpt-dir``),
     with ``$(VAR)``, ``${VAR}`` and ``$VAR`` expanded from the container's own ``env`` first;
@@ -197,6 +235,7 @@ def load_workload(d: Doc) -> list[Record]:
         t["metadata"].get("name") for t in claim_templates if isinstance(t.get("metadata"), dict)
     }
     pod_paths: list[str] = []
+    env_from_entries: list[dict[str, Any]] = []
     for path, pod in _pod_specs(d.spec, "spec"):
         pod_paths.append(path)
         volumes = {v.get("name"): v for _i, v, _l in items(pod, "volumes") if isinstance(v, dict)}
@@ -205,6 +244,9 @@ def load_workload(d: Doc) -> list[Record]:
                 if not isinstance(container, dict):
                     continue
                 checkpoint_paths += _checkpoint_paths(d, container)
+                from_maps = env_from(d, container)
+                if from_maps is not None:
+                    env_from_entries.append(from_maps)
                 for _m, mount, line in items(container, "volumeMounts"):
                     if not isinstance(mount, dict) or not isinstance(mount.get("name"), str):
                         continue
@@ -227,6 +269,8 @@ def load_workload(d: Doc) -> list[Record]:
         extra: dict[str, Any] = {"kind": d.kind, "api_version": d.api_version, "pod_specs": pod_paths}
         if checkpoint_paths:
             extra["checkpoint_paths"] = checkpoint_paths
+        if env_from_entries:
+            extra["env_from"] = env_from_entries
         lines = {"mounts": min(m.line for m in mounts if m.line is not None)}
         records.append(
             Volume(
