@@ -481,8 +481,9 @@ def test_helm_template_changed_reports_the_sibling_job_it_now_affects(
         "charts/train/templates/storage.yaml",
     }
     through_job = [f for f in found if f["file"] == "charts/train/templates/job.yaml"]
-    assert through_job and "linked through changed file charts/train/templates/storage.yaml" in (
-        through_job[0]["message"]
+    assert (
+        through_job
+        and "linked through changed file charts/train/templates/storage.yaml" in (through_job[0]["message"])
     )
 
 
