@@ -69,12 +69,6 @@ def main() -> None:
 @fail_on_option("a finding")
 @selection_options
 @input_options
-@click.option(
-    "--helm-values",
-    multiple=True,
-    type=click.Path(path_type=Path, dir_okay=False, exists=True),
-    help="Values file to render every Helm chart in the scan with (repeatable, as helm -f).",
-)
 @click.option("--exit-zero", is_flag=True, help="Always exit 0 on findings (for rollout).")
 @click.option("--color/--no-color", default=None, help="Colour the text output (default: on a terminal).")
 @click.option(
@@ -217,6 +211,7 @@ def diff_cmd(
     exclude: tuple[str, ...],
     var_file: tuple[Path, ...],
     tf_vars: tuple[str, ...],
+    helm_values: tuple[Path, ...],
     max_file_mb: float | None,
     max_yaml_nodes: int | None,
     quiet: bool,
@@ -253,7 +248,11 @@ def diff_cmd(
         max_monthly_usd,
         cost_settings(absolute[0], region, absolute[1]),
         # var files resolved now: the same files are used for both trees
-        {"tf_var_files": [f.resolve() for f in var_file], "tf_vars": parse_vars(tf_vars)},
+        {
+            "tf_var_files": [f.resolve() for f in var_file],
+            "tf_vars": parse_vars(tf_vars),
+            "helm_values": [f.resolve() for f in helm_values],
+        },
         (max_file_mb, max_yaml_nodes, quiet, jobs),
         [path.resolve() for _, path in targets if path is not None],
     )
@@ -346,6 +345,7 @@ def cost_cmd(
     exclude: tuple[str, ...],
     var_file: tuple[Path, ...],
     tf_vars: tuple[str, ...],
+    helm_values: tuple[Path, ...],
     max_file_mb: float | None,
     max_yaml_nodes: int | None,
     quiet: bool,
@@ -367,7 +367,11 @@ def cost_cmd(
     options = ScanOptions(
         paths=list(paths) or [Path(".")],
         exclude=list(exclude),
-        loader_options={"tf_var_files": list(var_file), "tf_vars": parse_vars(tf_vars)},
+        loader_options={
+            "tf_var_files": list(var_file),
+            "tf_vars": parse_vars(tf_vars),
+            "helm_values": list(helm_values),
+        },
         limits=limits_for(Config(), max_file_mb, max_yaml_nodes),
         progress=None if quiet else progress_printer(),
         jobs=jobs_for(jobs),

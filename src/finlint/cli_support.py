@@ -45,7 +45,14 @@ class Budget(click.ParamType[float]):
 
 
 def input_options(fn: Any) -> Any:
-    """--var/--var-file (Terraform), the file limits, --jobs and --quiet: for `scan`, `cost`, `diff`."""
+    """--var/--var-file (Terraform), --helm-values, the file limits, --jobs and --quiet: for `scan`,
+    `cost` and `diff` alike."""
+    fn = click.option(
+        "--helm-values",
+        multiple=True,
+        type=click.Path(path_type=Path, dir_okay=False, exists=True),
+        help="Values file to render every Helm chart in the scan with (repeatable, as helm -f).",
+    )(fn)
     fn = click.option(
         "--jobs",
         "-j",

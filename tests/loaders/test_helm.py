@@ -354,3 +354,17 @@ def test_helm_config_is_validated_with_lines(tmp_path: Path, body: str, message:
     with pytest.raises(ConfigError) as info:
         load_config(path)
     assert message in str(info.value) and info.value.line >= 2
+
+
+@needs_sdk
+def test_helm_values_flag_on_cost_and_diff() -> None:
+    """`cost` (and `diff`) render charts with --helm-values like `scan` does."""
+    base = CliRunner().invoke(main, ["cost", str(GPU_POOL), "--format", "json"])
+    lifted = CliRunner().invoke(
+        main, ["cost", str(GPU_POOL), "--helm-values", str(UNLIMITED), "--format", "json"]
+    )
+    (pool,) = json.loads(base.output)["resources"]
+    (unlimited,) = json.loads(lifted.output)["resources"]
+    assert "its limits (cpu 384) admit 2 node(s)" in pool["quantity"]
+    assert "its limits" not in unlimited["quantity"]  # the values file removed them
+    assert "--helm-values" in CliRunner().invoke(main, ["diff", "--help"]).output
