@@ -24,7 +24,6 @@ from finlint.finding import Finding
 from finlint.ir import LoadError, LoadResult, Notice, Record
 from finlint.linking import link
 from finlint.loaders import DirectoryLoader, DocContext, FileLoader, LoaderSpec
-from finlint.loaders.sagemaker_sdk.loader import summarize_test_notices
 from finlint.result import ScanResult
 
 if TYPE_CHECKING:
@@ -348,7 +347,10 @@ def lint(options: ScanOptions, policies: list[Policy] | None = None) -> ScanResu
         policies = load_policies(options.policy_dirs)
     plan = _context_plan(options)
     loaded, count, texts = load_paths(options, plan)
-    loaded.notices = summarize_test_notices(loaded.notices)  # one line for the launches in tests
+    if loaded.notices:  # imported here: the SDK loader is not needed by a scan without notices
+        from finlint.loaders.sagemaker_sdk.loader import summarize_test_notices
+
+        loaded.notices = summarize_test_notices(loaded.notices)  # one line for the launches in tests
     if options.progress is not None:
         options.progress("checking rules")
     records = link(_finalize(loaded.records))

@@ -27,11 +27,14 @@ from finlint.ir import Unknown
 from finlint.loaders.sagemaker_sdk.values import DictVal
 from finlint.yamlload import LineDict, LineList, YamlLoadError, load_all
 
-_toml: Any
-try:  # Python 3.11+; on 3.10 a TOML config stays unknown, with that reason
-    _toml = importlib.import_module("tomllib")
-except ImportError:  # pragma: no cover - exercised on Python 3.10 only
-    _toml = None
+
+def _tomllib() -> Any:
+    """Python 3.11+'s tomllib; on 3.10 a TOML config stays unknown, with that reason."""
+    try:
+        return importlib.import_module("tomllib")
+    except ImportError:  # pragma: no cover - exercised on Python 3.10 only
+        return None
+
 
 MAX_CONFIG_BYTES = 1 << 20
 MAX_PARENT_LEVELS = 3  # a config or module may sit up to three directories above the script
@@ -201,6 +204,7 @@ class Sources:
             return Unknown(f"config file {shown} cannot be read ({exc.__class__.__name__})")
         try:
             if kind == "toml":
+                _toml = _tomllib()  # imported here: most scans read no TOML config
                 if _toml is None:
                     return Unknown(f"config file {shown} is TOML; reading it needs Python 3.11")
                 return to_value(_toml.loads(text), shown, 1)
