@@ -135,20 +135,25 @@ def python_launchers(given: Sequence[Path], index: RepoIndex) -> Iterator[Path]:
         for folder in folders:
             if not folder.is_relative_to(index.root):
                 continue
-            for candidate in sorted(folder.glob("*")):
-                if candidate.suffix not in PYTHON or candidate == path or candidate in seen:
-                    continue
-                if index.is_excluded(candidate) or not candidate.is_file():
-                    continue
-                try:
-                    if candidate.stat().st_size > MAX_SNIFF_BYTES:
-                        continue
-                    text = candidate.read_text("utf-8", errors="replace")
-                except OSError:
-                    continue
+            for candidate, text in _python_files(folder, index, skip={path, *seen}):
                 if pattern.search(text):
                     seen.add(candidate)
                     yield candidate
+
+
+def _python_files(folder: Path, index: RepoIndex, skip: set[Path]) -> Iterator[tuple[Path, str]]:
+    """The Python files of ``folder`` (not excluded, regular, not too large) with their text."""
+    for candidate in sorted(folder.glob("*")):
+        if candidate.suffix not in PYTHON or candidate in skip:
+            continue
+        if index.is_excluded(candidate) or not candidate.is_file():
+            continue
+        try:
+            if candidate.stat().st_size > MAX_SNIFF_BYTES:
+                continue
+            yield candidate, candidate.read_text("utf-8", errors="replace")
+        except OSError:
+            continue
 
 
 #: How far above a training script its launcher may sit (``source_dir="src/training"``).
@@ -175,17 +180,7 @@ def training_script_launchers(given: Sequence[Path], index: RepoIndex) -> Iterat
                 break
             names = [re.escape(n) for n in below]
             pattern = re.compile(rf"[\"'/](?:{'|'.join(names)})[\"'/]")
-            for candidate in sorted(folder.glob("*")):
-                if candidate.suffix not in PYTHON or candidate == path or candidate in seen:
-                    continue
-                if index.is_excluded(candidate) or not candidate.is_file():
-                    continue
-                try:
-                    if candidate.stat().st_size > MAX_SNIFF_BYTES:
-                        continue
-                    text = candidate.read_text("utf-8", errors="replace")
-                except OSError:
-                    continue
+            for candidate, text in _python_files(folder, index, skip={path, *seen}):
                 if "sagemaker" in text and pattern.search(text):
                     seen.add(candidate)
                     yield candidate
