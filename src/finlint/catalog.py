@@ -38,23 +38,32 @@ class InstanceSpec:
 
     def label(self, key: str) -> Any:
         """The value of a Karpenter well-known label (``karpenter.k8s.aws/instance-*``)."""
-        short = key.rsplit("/", 1)[-1]
-        table: dict[str, Any] = {
-            "instance-type": self.name,
-            "instance-category": self.category,
-            "instance-family": self.family,
-            "instance-generation": self.generation,
-            "instance-size": self.size,
-            "instance-cpu": self.vcpu,
-            "instance-memory": self.memory_mib,
-            "instance-gpu-count": self.gpu_count,
-            "instance-gpu-name": self.gpu_name,
-            "instance-gpu-manufacturer": self.gpu_manufacturer,
-            "instance-gpu-memory": self.gpu_memory_mib,
-            "instance-accelerator-count": self.accelerator_count,
-            "instance-accelerator-name": self.accelerator_name,
-        }
-        return table.get(short)
+        table = _LABELS.get(self.name)
+        if table is None:
+            table = _LABELS[self.name] = _labels(self)
+        return table.get(key.rsplit("/", 1)[-1])
+
+
+_LABELS: dict[str, dict[str, Any]] = {}
+
+
+def _labels(spec: InstanceSpec) -> dict[str, Any]:
+    """The well-known label values of a type, built once (rules ask for them per requirement)."""
+    return {
+        "instance-type": spec.name,
+        "instance-category": spec.category,
+        "instance-family": spec.family,
+        "instance-generation": spec.generation,
+        "instance-size": spec.size,
+        "instance-cpu": spec.vcpu,
+        "instance-memory": spec.memory_mib,
+        "instance-gpu-count": spec.gpu_count,
+        "instance-gpu-name": spec.gpu_name,
+        "instance-gpu-manufacturer": spec.gpu_manufacturer,
+        "instance-gpu-memory": spec.gpu_memory_mib,
+        "instance-accelerator-count": spec.accelerator_count,
+        "instance-accelerator-name": spec.accelerator_name,
+    }
 
 
 @lru_cache(maxsize=1)

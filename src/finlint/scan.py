@@ -271,7 +271,8 @@ def load_file(path: Path, options: ScanOptions) -> tuple[str, list[str] | None, 
     else:
         loader_options = {**options.loader_options, "max_yaml_nodes": options.limits.max_yaml_nodes}
         loader = partial(load_structured, path, display, text, loader_options)
-    return display, text.splitlines(), _safe(loader, display)
+    lines = text.splitlines() if loaders.SUPPRESSION_MARKER in text else []  # only comments need them
+    return display, lines, _safe(loader, display)
 
 
 def _load_directories(

@@ -26,7 +26,7 @@ from finlint.engine import EngineConfig, Policy
 from finlint.finding import Finding
 from finlint.ir import Record
 
-MARKER = "finlint:"
+MARKER = loaders.SUPPRESSION_MARKER
 COMMENT_SUFFIXES = loaders.comment_suffixes()
 COMMENT_MARKERS = loaders.comment_markers()
 _DIRECTIVE = re.compile(

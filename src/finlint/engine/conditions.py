@@ -19,11 +19,13 @@ policy fires only when its condition is *known* to be true.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from functools import cache
 from typing import Any
 
 from finlint.engine.facts import FACTS
 from finlint.engine.policy import UNARY, Policy
-from finlint.ir import Record, Unknown, is_unknown
+from finlint.ir import Record, Unknown
 
 
 class Env:
@@ -53,46 +55,87 @@ class Env:
         if ref.startswith("fact."):
             return FACTS[ref[5:]](self.record)
         value: Any = self.record
-        for part in ref.split("."):
-            if value is None or is_unknown(value):
+        for part in _path(ref):
+            if value is None or isinstance(value, Unknown):
                 return value
             value = value.get(part) if isinstance(value, dict) else getattr(value, part, None)
         return value
 
 
+@cache
+def _path(ref: str) -> tuple[str, ...]:
+    return tuple(ref.split("."))
+
+
+Compiled = Callable[[Env], "bool | None"]
+
+
 def evaluate(cond: dict[str, Any], env: Env) -> bool | None:
     """Three-valued: True, False, or None when it depends on an unknown value."""
+    return compile_condition(cond)(env)
+
+
+def compile_condition(cond: dict[str, Any]) -> Compiled:
+    """The condition as a function of an :class:`Env`, built once per policy rather than
+    interpreted per record (a 10,000-file scan evaluates tens of thousands of them).
+
+    Every operand of ``all``/``any`` is evaluated (no short cut), so the undetermined report
+    lists every unknown value a verdict depended on."""
     ((op, arg),) = cond.items()
-    if op == "all":
-        results = [evaluate(c, env) for c in arg]
-        if False in results:
-            return False
-        return None if None in results else True
-    if op == "any":
-        results = [evaluate(c, env) for c in arg]
-        if True in results:
-            return True
-        return None if None in results else False
+    if op in ("all", "any"):
+        parts = [compile_condition(c) for c in arg]
+        decisive = op == "any"  # True decides "any", False decides "all"
+
+        def combine(env: Env) -> bool | None:
+            results = [part(env) for part in parts]
+            if decisive in results:
+                return decisive
+            return None if None in results else not decisive
+
+        return combine
     if op == "not":
-        inner = evaluate(arg, env)
-        return None if inner is None else not inner
+        inner = compile_condition(arg)
+
+        def negate(env: Env) -> bool | None:
+            verdict = inner(env)
+            return None if verdict is None else not verdict
+
+        return negate
     if op in UNARY:
-        value = env.ref(arg)
+        return _unary(op, arg)
+    return _binary(op, arg[0], arg[1])
+
+
+def _unary(op: str, ref: str) -> Compiled:
+    def test(env: Env) -> bool | None:
+        value = env.ref(ref)
         if isinstance(value, Unknown):
-            env.unknowns.append(f"{arg}: {value.reason}")
+            env.unknowns.append(f"{ref}: {value.reason}")
             return None
         if op == "exists":
             return value is not None and value is not False
         if op == "missing":
             return value is None
         return value is True
-    value = env.ref(arg[0])
-    target = env.param(arg[1])
-    if isinstance(value, Unknown):
-        env.unknowns.append(f"{arg[0]}: {value.reason}")
-        return None
-    if value is None:
-        return op in ("not_equals", "not_in")
+
+    return test
+
+
+def _binary(op: str, ref: str, operand: Any) -> Compiled:
+    def test(env: Env) -> bool | None:
+        value = env.ref(ref)
+        target = env.param(operand)
+        if isinstance(value, Unknown):
+            env.unknowns.append(f"{ref}: {value.reason}")
+            return None
+        if value is None:
+            return op in ("not_equals", "not_in")
+        return _compare(op, value, target)
+
+    return test
+
+
+def _compare(op: str, value: Any, target: Any) -> bool | None:
     if op == "equals":
         return bool(value == target)
     if op == "not_equals":

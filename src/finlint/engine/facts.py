@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Callable, Iterable
 
 from finlint import catalog
@@ -186,10 +187,20 @@ def admitted_types(pool: ComputePool, families: Iterable[str]) -> Any:
         about_type = req.key in _NODE_TYPE_KEYS or req.key.startswith("karpenter.k8s.aws/instance-")
         if about_type and any("{{" in v or "${" in v for v in req.values):
             return Unknown(f"requirement {req.key} is templated")
-    return sorted(
-        spec.name
-        for spec in catalog.all_instances()
-        if spec.family in wanted and all(_satisfies(spec, r) for r in pool.requirements)
+    key = tuple(Requirement(r.key, r.operator, tuple(r.values)) for r in pool.requirements)  # no lines
+    return list(_admitted(key, frozenset(wanted)))
+
+
+@lru_cache(maxsize=1024)
+def _admitted(requirements: tuple[Requirement, ...], families: frozenset[str]) -> tuple[str, ...]:
+    """Catalog types of ``families`` meeting every requirement. Cached: three rules ask about
+    each pool, and a repository's pools often repeat the same requirements."""
+    return tuple(
+        sorted(
+            spec.name
+            for spec in catalog.all_instances()
+            if spec.family in families and all(_satisfies(spec, r) for r in requirements)
+        )
     )
 
 

@@ -9,6 +9,7 @@ cost model reads.
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from typing import Any, Iterable
 
 from finlint import catalog
@@ -119,7 +120,12 @@ def limit_exposure(pool: ComputePool, types: list[str], max_nodes: int) -> Any:
 
 def accelerated_families() -> list[str]:
     """Every catalog family with GPUs or Neuron devices (NVIDIA, Trainium, Inferentia)."""
-    return sorted({s.family for s in catalog.all_instances() if s.accelerators or s.gpu_name})
+    return list(_accelerated_families())
+
+
+@lru_cache(maxsize=1)
+def _accelerated_families() -> tuple[str, ...]:
+    return tuple(sorted({s.family for s in catalog.all_instances() if s.accelerators or s.gpu_name}))
 
 
 def _gpu_types(record: Record) -> Any:
@@ -131,6 +137,37 @@ def _gpu_types(record: Record) -> Any:
     return types or None
 
 
+def _uncapped(types: tuple[str, ...], limits: Any) -> Any:
+    """The ``types`` no limit caps (a list), or the Unknown of a limit that is not a quantity."""
+    try:
+        key = tuple(sorted(limits.items())) if isinstance(limits, dict) else None
+        hash(key)
+    except TypeError:  # a limit value that is not a plain scalar (Unknown, a list)
+        key = None
+    found = _uncapped_types(types, limits) if key is None else _uncapped_cached(types, key)
+    return found if is_unknown(found) else list(found)  # a fresh list: evidence is per finding
+
+
+@lru_cache(maxsize=1024)
+def _uncapped_cached(types: tuple[str, ...], limits: tuple[tuple[str, Any], ...]) -> Any:
+    """Cached: pools of one repository often repeat both their requirements and their limits."""
+    return _uncapped_types(types, dict(limits))
+
+
+def _uncapped_types(types: tuple[str, ...], limits: Any) -> Any:
+    capped = set()
+    for name in types:
+        spec = catalog.lookup(name)
+        if spec is None:
+            continue
+        fit = nodes_within_limits(limits, spec)
+        if is_unknown(fit):
+            return fit
+        if fit is not None:
+            capped.add(name)
+    return tuple(t for t in types if t not in capped)
+
+
 @fact
 def gpu_pool_without_limits(record: Record) -> Any:
     """A Karpenter pool admitting accelerated types with no limit that caps how many it launches."""
@@ -140,17 +177,9 @@ def gpu_pool_without_limits(record: Record) -> Any:
     assert isinstance(record, ComputePool)
     if isinstance(record.limits, Unknown):
         return record.limits
-    capped = []
-    for name in types:
-        spec = catalog.lookup(name)
-        if spec is None:
-            continue
-        fit = nodes_within_limits(record.limits, spec)
-        if is_unknown(fit):
-            return fit
-        if fit is not None:
-            capped.append(name)
-    uncapped = [t for t in types if t not in capped]
+    uncapped = _uncapped(tuple(types), record.limits)
+    if is_unknown(uncapped):
+        return uncapped
     if not uncapped:
         return None
     limits = record.limits

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from finlint import selector
-from finlint.engine.conditions import Env, evaluate, render_message
+from finlint.engine.conditions import Env, compile_condition, evaluate, render_message
 from finlint.engine.facts import Evidence
 from finlint.engine.origins import sourced_location
 from finlint.engine.policy import Policy
@@ -127,10 +127,10 @@ def run_policies(
         severity = config.severity_for(policy)
         fixed = config.severity_overridden(policy)
         for kind in policy.applies_to:
-            cond = policy.condition_for(kind)
+            test = compile_condition(policy.condition_for(kind))
             for record in by_kind.get(kind, ()):
                 env = Env(policy, record, params)
-                verdict = evaluate(cond, env)
+                verdict = test(env)
                 if verdict is None and undetermined is not None:
                     reasons = tuple(dict.fromkeys(env.unknowns))
                     undetermined.append(

@@ -174,6 +174,8 @@ def tree_unit(
 
     The walk stops at a repository root (a directory holding ``.git``). ``cache`` is per scan.
     """
+    if path.parent in cache:  # the folder as given: most files share it, absolute() is not free
+        return cache[path.parent]
     found: tuple[LoaderSpec, Path] | None = None
     trees = [s for s in REGISTRY if s.marker_files]
     if not trees:
@@ -198,7 +200,13 @@ def tree_unit(
         for d in walked:
             if d == found[1] or found[1] in d.parents:
                 cache[d] = found
+    cache[path.parent] = found
     return found
+
+
+#: Every suppression comment contains this (``# finlint: ignore[...]``): a file without it has
+#: none, so its lines need not be kept (or sent back from a ``--jobs`` worker).
+SUPPRESSION_MARKER = "finlint:"
 
 
 def comment_suffixes() -> tuple[str, ...]:
