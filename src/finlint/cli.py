@@ -132,7 +132,6 @@ def scan(
     they link to (claims, storage classes, the Terraform configuration, the chart, the launcher)
     and reports the findings the given files are part of.
     """
-    from finlint import baseline as baselines
     from finlint.outputs import plan
     from finlint.reporters import ReportContext
     from finlint.scan import lint
@@ -162,6 +161,8 @@ def scan(
     result = cost_guard(lambda: with_progress(run.options, lambda: lint(run.options, run.policies)))
     comparison = None
     known = baseline or (run.config.baseline if write_baseline is None else None)
+    if write_baseline is not None or known is not None:
+        from finlint import baseline as baselines  # only with a baseline
     if write_baseline is not None:
         count = baselines.write(write_baseline, result.findings)
         click.echo(f"finlint: wrote {count} finding(s) to baseline {write_baseline}", err=True)

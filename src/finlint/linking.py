@@ -11,7 +11,7 @@ import posixpath
 from dataclasses import replace
 from typing import Any
 
-from finlint.ir import FileSystem, Mount, Record, TrainingJob, Unknown, Volume, is_unknown
+from finlint.ir import ConfigMap, FileSystem, Mount, Record, TrainingJob, Unknown, Volume, is_unknown
 from finlint.linking_storage import link_storage
 
 EFS_DRIVERS = ("efs.csi.aws.com",)
@@ -77,9 +77,10 @@ def link(records: list[Record]) -> list[Record]:
     """Resolve every claim, PV and mount to EFS or not, recording the files each link came from
     (``Volume.via``, ``Mount.via``): a changed StorageClass is part of the chain of the jobs
     that mount a claim of that class (``finlint.context`` reports them)."""
-    from finlint.linking_env import link_env_from
+    if any(isinstance(r, ConfigMap) for r in records):  # imported only then (Kubernetes helpers)
+        from finlint.linking_env import link_env_from
 
-    records = link_env_from(records)
+        records = link_env_from(records)
     volumes = [r for r in records if isinstance(r, Volume)]
     efs_files: dict[str, str] = {}
     for r in records:

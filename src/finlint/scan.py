@@ -391,6 +391,8 @@ def _apply_suppressions(
     policies: list[Policy],
     options: ScanOptions,
 ) -> list[Finding]:
+    if not any(texts.values()) and not any(r.suppressions for r in records):
+        return findings  # no file mentions "finlint:" and no resource carries an ignore: nothing to do
     from finlint import suppressions
 
     return suppressions.apply(findings, records, texts, policies, options.engine)

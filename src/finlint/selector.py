@@ -8,7 +8,6 @@ did-you-mean rather than a selection that silently matches nothing.
 
 from __future__ import annotations
 
-import difflib
 import re
 from dataclasses import dataclass
 from typing import Iterable, Protocol
@@ -56,6 +55,8 @@ def suggestions(selector: str, rules: Iterable[NamedRule]) -> list[str]:
     lowered = selector.strip().lower()
     by_prefix = [r.name for r in rules if r.name.startswith(lowered) or lowered in r.name]
     keys = [r.id for r in rules] + [r.name for r in rules]
+    import difflib  # only for the did-you-mean of an unknown selector
+
     close = difflib.get_close_matches(selector.strip(), keys, n=2, cutoff=0.6)
     close += difflib.get_close_matches(selector.strip().upper(), [r.id for r in rules], n=1, cutoff=0.6)
     return list(dict.fromkeys(by_prefix[:2] + close))[:3]

@@ -6,6 +6,7 @@ The engine calls :func:`price_findings` after the rules ran; each policy names i
 
 from __future__ import annotations
 
+import importlib
 from typing import Any, Callable, Iterable
 
 from finlint.cost.bounds import finite_cost
@@ -18,29 +19,38 @@ from finlint.ir import Notice, Record
 ModelFn = Callable[[Finding, CostContext], Cost]
 
 
-def _models() -> dict[str, ModelFn]:
-    from finlint.cost import efs, oversized, pool_risk, runaway, spot, storage_risk, training
+#: cost model name -> (module in finlint.cost, function): a scan imports only the models its
+#: findings name, not all of them.
+MODELS: dict[str, tuple[str, str]] = {
+    "runaway-runtime": ("runaway", "price"),
+    "spot-restart": ("spot", "price"),
+    "spot-restart-local-path": ("spot", "price_local_path"),
+    "oversized-p5": ("oversized", "price"),
+    "efs-checkpoints": ("efs", "price"),
+    "excess-runtime": ("training", "price_excess_runtime"),
+    "multi-node-spot": ("training", "price_multi_node_spot"),
+    "warm-pool": ("training", "price_warm_pool"),
+    "trainium": ("training", "price_trainium"),
+    "gpu-pool-ceiling": ("pool_risk", "price_ceiling"),
+    "idle-gpu-node": ("pool_risk", "price_idle_node"),
+    "efs-provisioned-throughput": ("storage_risk", "price_provisioned_throughput"),
+    "notebook-always-on": ("storage_risk", "price_notebook_always_on"),
+    "checkpoint-bucket-lifecycle": ("storage_risk", "price_bucket_lifecycle"),
+}
 
-    return {
-        "runaway-runtime": runaway.price,
-        "spot-restart": spot.price,
-        "spot-restart-local-path": spot.price_local_path,
-        "oversized-p5": oversized.price,
-        "efs-checkpoints": efs.price,
-        "excess-runtime": training.price_excess_runtime,
-        "multi-node-spot": training.price_multi_node_spot,
-        "warm-pool": training.price_warm_pool,
-        "trainium": training.price_trainium,
-        "gpu-pool-ceiling": pool_risk.price_ceiling,
-        "idle-gpu-node": pool_risk.price_idle_node,
-        "efs-provisioned-throughput": storage_risk.price_provisioned_throughput,
-        "notebook-always-on": storage_risk.price_notebook_always_on,
-        "checkpoint-bucket-lifecycle": storage_risk.price_bucket_lifecycle,
-    }
+
+def model_function(name: str) -> ModelFn | None:
+    """The pricing function of a cost model (its module imported now), or None if unknown."""
+    where = MODELS.get(name)
+    if where is None:
+        return None
+    module = importlib.import_module(f"finlint.cost.{where[0]}")
+    fn: ModelFn = getattr(module, where[1])
+    return fn
 
 
 def model_names() -> list[str]:
-    return sorted(_models())
+    return sorted(MODELS)
 
 
 def price_findings(
@@ -54,11 +64,10 @@ def price_findings(
     exits 2). Returns the run's notices: one naming the prices that fell back to another region.
     """
     ctx = CostContext.build(settings, list(records))
-    models = _models()
     for f in findings:
         if not f.cost_model:
             continue
-        model = models.get(f.cost_model)
+        model = model_function(f.cost_model)
         if model is None:
             f.cost = Cost(None, None, "risk", "", {}, reason=f"unknown cost model {f.cost_model!r}")
             continue
@@ -119,6 +128,7 @@ __all__ = [
     "CostSettings",
     "PricingError",
     "UsageFileError",
+    "model_function",
     "model_names",
     "price_findings",
     "total_monthly_usd",

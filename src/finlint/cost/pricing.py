@@ -6,7 +6,6 @@ cost basis can cite where each number came from. A missing price is ``None``, ne
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
 from dataclasses import dataclass
@@ -160,6 +159,8 @@ def _check_instance_key(key: str, table: str, where: str) -> None:
     family_sizes = {t.rsplit(".", 1)[-1] for t in known if catalog.family_of(t) == family}
     if _TYPE_RE.match(key) and not family_sizes and catalog.lookup(twin) is None:
         return  # a well-formed type of a family finlint does not know: accepted as given
+    import difflib  # only for the did-you-mean of a misspelled overlay key
+
     hint = difflib.get_close_matches(key, sorted(known), n=1, cutoff=0.6)
     mean = f"; did you mean {hint[0]!r}?" if hint else ""
     raise PricingError(f"{where}: unknown instance type {key!r} in {table}{mean}")

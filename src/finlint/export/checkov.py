@@ -124,9 +124,9 @@ def pricing_text(policy: Policy) -> str:
     """How finlint prices the rule: the cost model and the first line of its documentation."""
     if not policy.cost_model:
         return "finlint attaches no dollar figure to this rule."
-    from finlint.cost import _models
+    from finlint.cost import model_function
 
-    fn = _models().get(policy.cost_model)
+    fn = model_function(policy.cost_model)
     doc = sys.modules[fn.__module__].__doc__ if fn is not None else None
     summary = _paragraph(doc.strip().splitlines()[0]) if doc and doc.strip() else ""
     text = f"How finlint prices it: the `{policy.cost_model}` cost model"

@@ -18,7 +18,6 @@ from typing import Any
 from finlint import ir
 from finlint.ir import Unknown
 from finlint.loaders import DocContext
-from finlint.loaders.terraform import mapping as m
 from finlint.yamlload import LineDict, LineList, YamlLoadError, load_all, pin_lines
 
 FORMAT = "terraform-plan"
@@ -36,6 +35,8 @@ def claims(doc: Any) -> bool:
 
 
 def load(doc: Any, ctx: DocContext) -> ir.LoadResult:
+    from finlint.loaders.terraform import mapping as m  # here: claims() runs on every document
+
     result = ir.LoadResult()
     unknowns = {
         rc.get("address"): (rc.get("change") or {}).get("after_unknown")
@@ -162,6 +163,8 @@ def _expr_refs(expr: Any, path: str, prefix: str, refs: dict[str, str]) -> None:
 
 
 def _embedded(rtype: str, address: str, values: Any, loc: ir.Location, ctx: DocContext) -> ir.LoadResult:
+    from finlint.loaders.terraform import mapping as m
+
     result = ir.LoadResult()
     key = {"kubectl_manifest": "yaml_body", "kubernetes_manifest": "manifest"}.get(rtype, "definition")
     value, line = m.get(values, key)
