@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import os
 import shutil
 from pathlib import Path
 
@@ -50,19 +51,24 @@ def test_jobs_output_is_identical(tree: Path, monkeypatch: pytest.MonkeyPatch) -
 
 
 @pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="needs fork")
-def test_a_failed_chunk_is_loaded_again_not_lost(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_failed_chunk_is_loaded_again_not_lost(
+    tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     serial = report(tree, 1, monkeypatch)
     monkeypatch.setattr(parallel, "MIN_FILES", 0)
     monkeypatch.setattr(parallel, "MAX_CHUNK", 7)
     real = parallel._load_chunk
+    failed = tmp_path / "failed"
 
     def flaky(paths: list[Path]) -> object:
         if any(p.name == "nb-3.yaml" for p in paths):
+            failed.touch()  # in the worker: the failure happened there, not in the main process
             raise MemoryError("worker ran out")
         return real(paths)
 
     monkeypatch.setattr(parallel, "_load_chunk", flaky)  # inherited by forked workers
     assert report(tree, 2, monkeypatch) == serial
+    assert failed.exists()
 
 
 def test_small_scans_stay_serial(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -84,3 +90,53 @@ def test_cli_jobs_option(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     two = CliRunner().invoke(main, ["scan", ".", "--format", "json", "-j", "2"])
     assert one.exit_code == two.exit_code == 1 and one.stdout == two.stdout
     assert CliRunner().invoke(main, ["scan", ".", "--jobs", "0"]).exit_code == 2
+
+
+def _rules_view(root: Path, jobs: int, monkeypatch: pytest.MonkeyPatch) -> tuple[str, list[object], bool]:
+    monkeypatch.chdir(root)
+    result = lint(ScanOptions(paths=[Path(".")], jobs=jobs))
+    ids = {id(r) for r in result.records}
+    same_records = all(
+        f.record is not None and id(f.record) in ids for f in result.findings if f.rule_id != "FIN000"
+    )
+    return render(result, ReportContext()), [u.to_json() for u in result.undetermined], same_records
+
+
+@pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="needs fork")
+def test_rules_evaluated_in_forked_processes_give_the_serial_output(
+    tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Findings (messages, costs, suppressions), their order and the undetermined list are those
+    of one pass; every finding points at a record of this process, not a copy."""
+    monkeypatch.setattr(parallel, "MIN_FILES", 10**9)  # parse serially: only the rules are split
+    serial = _rules_view(tree, 1, monkeypatch)
+    assert serial[1], "the fixtures have undetermined checks: the comparison covers them"
+    monkeypatch.setattr(parallel, "MIN_RECORDS", 0)
+    marks = tree.parent / "slices"
+    marks.mkdir()
+    real = parallel._evaluate_slice
+
+    def marked(indices: range) -> object:
+        (marks / f"{os.getpid()}-{indices.start}").touch()
+        return real(indices)
+
+    monkeypatch.setattr(parallel, "_evaluate_slice", marked)  # inherited by forked workers
+    for jobs in (2, 3):
+        split = _rules_view(tree, jobs, monkeypatch)
+        assert split == serial
+        assert split[2] is True
+    pids = {int(m.name.split("-")[0]) for m in marks.iterdir()}
+    assert pids and os.getpid() not in pids  # the slices ran in forked processes
+
+
+@pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="needs fork")
+def test_a_failed_rule_worker_falls_back_to_one_pass(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(parallel, "MIN_FILES", 10**9)
+    serial = _rules_view(tree, 1, monkeypatch)
+    monkeypatch.setattr(parallel, "MIN_RECORDS", 0)
+
+    def broken(indices: range) -> object:
+        raise MemoryError("worker ran out")
+
+    monkeypatch.setattr(parallel, "_evaluate_slice", broken)
+    assert _rules_view(tree, 2, monkeypatch) == serial

@@ -1,10 +1,17 @@
-"""``--jobs N``: parse files in parallel processes, with output identical to ``--jobs 1``.
+"""``--jobs N``: parse files and evaluate rules in parallel processes, with output identical to
+``--jobs 1``.
 
 Each file is independent until linking, so the per-file loaders (YAML/JSON documents, SDK
 scripts and notebooks) run in worker processes on chunks of the sorted file list; results come
 back in that order, so records, errors and notices are in exactly the order a serial run
 produces and everything after loading (linking, rules, pricing, reports) is unchanged.
 Directory loaders (Terraform) stay in the main process.
+
+Rules run after linking, over every record at once. With many records (:data:`MIN_RECORDS`)
+and ``fork`` available, forked processes inherit the linked records (nothing is sent to them)
+and each evaluates the policy pack over a contiguous slice; results come back tagged with
+their place in the serial order and are merged into exactly that order, their findings
+re-attached to this process's records.
 
 Small scans stay serial: a worker costs a process and its imports, which only pays off from a
 few hundred files (:data:`MIN_FILES`). A chunk that fails in a worker (it cannot be sent back,
@@ -28,16 +35,24 @@ from finlint.loaders import LoaderUnavailable
 if TYPE_CHECKING:
     from concurrent.futures import Future
 
+    from finlint.engine import EngineConfig, Policy, Undetermined
+    from finlint.engine.run import Tagged
+    from finlint.finding import Finding
+    from finlint.ir import Record
     from finlint.scan import ScanOptions
 
 #: Fewer files than this are parsed in the main process whatever ``--jobs`` says.
 MIN_FILES = 200
 #: Files per task: large enough to amortise the round trip, small enough to balance the load.
 MAX_CHUNK = 64
+#: Fewer records than this are evaluated in the main process (a fork costs more than they do).
+MIN_RECORDS = 2000
 
 Loaded = tuple[str, "list[str] | None", LoadResult]
 
 _options: ScanOptions | None = None  # the worker's copy, set once by _init
+#: what forked rule workers inherit: (policies, records, config, want_undetermined)
+_engine_input: tuple[list[Policy], list[Record], EngineConfig, bool] | None = None
 
 
 def default_jobs() -> int:
@@ -51,6 +66,11 @@ def default_jobs() -> int:
 def _init(options: ScanOptions) -> None:
     global _options
     _options = options
+
+
+def _run_chunk(paths: list[Path]) -> tuple[list[Loaded], list[str]]:
+    """What the pool is handed (by name): it calls whatever ``_load_chunk`` is in the worker."""
+    return _load_chunk(paths)
 
 
 def _load_chunk(paths: list[Path]) -> tuple[list[Loaded], list[str]]:
@@ -96,7 +116,7 @@ def load_files(paths: list[Path], options: ScanOptions) -> Iterator[Loaded]:
         _preload(paths)  # imported once here, inherited by every forked worker
     with ProcessPoolExecutor(jobs, mp_context=context, initializer=_init, initargs=(worker_options,)) as pool:
         futures: list[Future[tuple[list[Loaded], list[str]]]] = [
-            pool.submit(_load_chunk, chunk) for chunk in chunks
+            pool.submit(_run_chunk, chunk) for chunk in chunks
         ]
         for chunk, future in zip(chunks, futures, strict=True):
             try:
@@ -109,3 +129,57 @@ def load_files(paths: list[Path], options: ScanOptions) -> Iterator[Loaded]:
                 if name not in sys.modules:
                     importlib.import_module(name)
             yield from loaded
+
+
+def run_policies(
+    policies: list[Policy],
+    records: list[Record],
+    config: EngineConfig,
+    undetermined: list[Undetermined] | None,
+    jobs: int,
+) -> list[Finding]:
+    """:func:`finlint.engine.run_policies`, over slices of ``records`` in forked processes."""
+    from finlint.engine import run as engine
+    from finlint.finding import Finding
+
+    jobs = min(jobs, default_jobs() * 4)
+    if jobs <= 1 or len(records) < MIN_RECORDS:
+        return engine.run_policies(policies, records, config, undetermined)
+    import multiprocessing  # only here: a small scan does not pay for the import
+
+    if "fork" not in multiprocessing.get_all_start_methods():  # Windows: no inherited records
+        return engine.run_policies(policies, records, config, undetermined)
+    global _engine_input
+    _engine_input = (policies, records, config, undetermined is not None)
+    step = -(-len(records) // (jobs * 2))  # two slices per process: an uneven slice is absorbed
+    slices = [range(i, min(i + step, len(records))) for i in range(0, len(records), step)]
+    try:
+        with multiprocessing.get_context("fork").Pool(jobs) as pool:
+            parts = pool.map(_run_slice, slices)
+    except Exception:  # noqa: BLE001 - a worker that died or a result that cannot be sent back
+        return engine.run_policies(policies, records, config, undetermined)
+    finally:
+        _engine_input = None
+    tagged = sorted((item for part in parts for item in part), key=lambda item: item[0])
+    for (_, _, index), item in tagged:
+        if isinstance(item, Finding):
+            item.record = records[index]  # sent back without it: the records here are the ones
+    return engine.collect(tagged, undetermined)
+
+
+def _run_slice(indices: range) -> list[Tagged]:
+    """What the pool is handed (by name): it calls whatever ``_evaluate_slice`` is in the worker."""
+    return _evaluate_slice(indices)
+
+
+def _evaluate_slice(indices: range) -> list[Tagged]:
+    from finlint.engine import run as engine
+    from finlint.finding import Finding
+
+    assert _engine_input is not None
+    policies, records, config, want_undetermined = _engine_input
+    tagged = engine.evaluate_records(policies, records, config, indices, want_undetermined)
+    for _, item in tagged:
+        if isinstance(item, Finding):
+            item.record = None  # the main process has the record; pickling it would copy it
+    return tagged

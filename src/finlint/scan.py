@@ -14,12 +14,12 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
-from finlint import context, loaders
+from finlint import context, loaders, parallel
 from finlint.discovery import Limits, claimed_by_content, read_text
 from finlint.discovery import discover as _discover
 from finlint.discovery import display_path as display_path
 from finlint.discovery import excluded as _excluded
-from finlint.engine import EngineConfig, Policy, Undetermined, load_policies, run_policies
+from finlint.engine import EngineConfig, Policy, Undetermined, load_policies
 from finlint.finding import Finding
 from finlint.ir import LoadError, LoadResult, Notice, Record
 from finlint.linking import link
@@ -233,9 +233,7 @@ def load_paths(
             count += 1
         elif plan is not None:
             plan.read.add(show(path))
-    from finlint.parallel import load_files  # --jobs: in order, identical to a serial run
-
-    for done, (display, lines, loaded) in enumerate(load_files(files, options)):
+    for done, (display, lines, loaded) in enumerate(parallel.load_files(files, options)):
         progress("parsing", done, len(files))
         if lines is not None:
             texts[display] = lines
@@ -356,7 +354,7 @@ def lint(options: ScanOptions, policies: list[Policy] | None = None) -> ScanResu
         options.progress("checking rules")
     records = link(_finalize(loaded.records))
     undetermined: list[Undetermined] = []
-    findings = run_policies(policies, records, options.engine, undetermined)
+    findings = parallel.run_policies(policies, records, options.engine, undetermined, options.jobs)
     findings.extend(parse_error_findings(loaded.errors, policies, options.engine))
     findings = _apply_suppressions(findings, records, texts, policies, options)
     if plan is not None:  # report only what the given files are part of

@@ -110,57 +110,80 @@ class Undetermined:
         }
 
 
+#: ``(policy index, index in its applies_to, record index)``: sorting results by it gives
+#: exactly the order a single pass over all records produces.
+Tag = tuple[int, int, int]
+Tagged = tuple[Tag, "Finding | Undetermined"]
+
+
 def run_policies(
     policies: list[Policy],
     records: list[Record],
     config: EngineConfig,
     undetermined: list[Undetermined] | None = None,
 ) -> list[Finding]:
-    by_kind: dict[str, list[Record]] = {}
-    for record in records:
-        by_kind.setdefault(record.KIND, []).append(record)
+    tagged = evaluate_records(policies, records, config, range(len(records)), undetermined is not None)
+    return collect(tagged, undetermined)
+
+
+def collect(tagged: list[Tagged], undetermined: list[Undetermined] | None) -> list[Finding]:
+    """The findings of ``tagged`` in order; its undetermined entries go to ``undetermined``."""
     findings: list[Finding] = []
-    for policy in policies:
+    for _, item in tagged:
+        if isinstance(item, Finding):
+            findings.append(item)
+        elif undetermined is not None:
+            undetermined.append(item)
+    return findings
+
+
+def evaluate_records(
+    policies: list[Policy],
+    records: list[Record],
+    config: EngineConfig,
+    indices: range,
+    want_undetermined: bool,
+) -> list[Tagged]:
+    """Every enabled policy over ``records[i]`` for ``i`` in ``indices``, each result tagged
+    (see :data:`Tag`) so that parts evaluated apart (``--jobs``) merge into the serial order."""
+    by_kind: dict[str, list[tuple[int, Record]]] = {}
+    for index in indices:
+        record = records[index]
+        by_kind.setdefault(record.KIND, []).append((index, record))
+    out: list[Tagged] = []
+    for p_index, policy in enumerate(policies):
         if not policy.applies_to or not config.enabled(policy):
             continue
         params = config.params_for(policy)
         severity = config.severity_for(policy)
         fixed = config.severity_overridden(policy)
-        for kind in policy.applies_to:
+        for k_index, kind in enumerate(policy.applies_to):
             test = compile_condition(policy.condition_for(kind))
-            for record in by_kind.get(kind, ()):
+            for index, record in by_kind.get(kind, ()):
                 env = Env(policy, record, params)
                 verdict = test(env)
-                if verdict is None and undetermined is not None:
+                if verdict is None and want_undetermined:
                     reasons = tuple(dict.fromkeys(env.unknowns))
-                    undetermined.append(
-                        Undetermined(
-                            policy.id,
-                            policy.name,
-                            record.location.file,
-                            record.location.line,
-                            record.address,
-                            reasons,
-                        )
-                    )
+                    at = record.location
+                    entry = Undetermined(policy.id, policy.name, at.file, at.line, record.address, reasons)
+                    out.append(((p_index, k_index, index), entry))
                 if verdict is not True:
                     continue
                 line, end_line = _location(policy, env)
                 file, line, end_line, note = sourced_location(policy, record, line, end_line)
-                findings.append(
-                    Finding(
-                        rule_id=policy.id,
-                        rule=policy.name,
-                        severity=severity if fixed else _case_severity(policy, kind, env, severity),
-                        file=file,
-                        line=line,
-                        end_line=max(end_line, line),
-                        resource=record.address,
-                        message=render_message(policy.message_for(kind), env) + note,
-                        record=record,
-                        cost_model=policy.cost_model,
-                        params=dict(params),
-                        evidence=_evidence(env),
-                    )
+                finding = Finding(
+                    rule_id=policy.id,
+                    rule=policy.name,
+                    severity=severity if fixed else _case_severity(policy, kind, env, severity),
+                    file=file,
+                    line=line,
+                    end_line=max(end_line, line),
+                    resource=record.address,
+                    message=render_message(policy.message_for(kind), env) + note,
+                    record=record,
+                    cost_model=policy.cost_model,
+                    params=dict(params),
+                    evidence=_evidence(env),
                 )
-    return findings
+                out.append(((p_index, k_index, index), finding))
+    return out

@@ -153,8 +153,17 @@ REGISTRY: tuple[LoaderSpec, ...] = (
 _cache: dict[str, ModuleType] = {}
 
 
-def specs(unit: Unit) -> tuple[LoaderSpec, ...]:
-    return tuple(s for s in REGISTRY if s.unit == unit)
+def specs(unit: Unit | Literal["tree"]) -> tuple[LoaderSpec, ...]:
+    """The registry's specs of one unit ("tree": those with marker files), built once per
+    registry: discovery asks for every file of a tree."""
+    cached = _BY_UNIT.get(unit)
+    if cached is None or cached[0] is not REGISTRY:
+        chosen = tuple(s for s in REGISTRY if (s.marker_files if unit == "tree" else s.unit == unit))
+        cached = _BY_UNIT[unit] = (REGISTRY, chosen)
+    return cached[1]
+
+
+_BY_UNIT: dict[str, tuple[tuple[LoaderSpec, ...], tuple[LoaderSpec, ...]]] = {}
 
 
 def all_suffixes() -> tuple[str, ...]:
@@ -177,7 +186,7 @@ def tree_unit(
     if path.parent in cache:  # the folder as given: most files share it, absolute() is not free
         return cache[path.parent]
     found: tuple[LoaderSpec, Path] | None = None
-    trees = [s for s in REGISTRY if s.marker_files]
+    trees = specs("tree")
     if not trees:
         return None
     directory = path.parent.absolute()
