@@ -9,7 +9,7 @@ Directory loaders (Terraform) stay in the main process.
 
 Rules run after linking, over every record at once. With many records (:data:`MIN_RECORDS`)
 and ``fork`` available, forked processes inherit the linked records (nothing is sent to them)
-and each evaluates the policy pack over a contiguous slice; results come back tagged with
+and each evaluates the policy pack over every N-th record; results come back tagged with
 their place in the serial order and are merged into exactly that order, their findings
 re-attached to this process's records.
 
@@ -151,8 +151,9 @@ def run_policies(
         return engine.run_policies(policies, records, config, undetermined)
     global _engine_input
     _engine_input = (policies, records, config, undetermined is not None)
-    step = -(-len(records) // (jobs * 2))  # two slices per process: an uneven slice is absorbed
-    slices = [range(i, min(i + step, len(records))) for i in range(0, len(records), step)]
+    # every jobs-th record: each process gets its share of every kind (a file's records are
+    # next to each other, so contiguous slices would give one process all the Karpenter pools)
+    slices = [range(i, len(records), jobs) for i in range(jobs)]
     try:
         with multiprocessing.get_context("fork").Pool(jobs) as pool:
             parts = pool.map(_run_slice, slices)
