@@ -103,8 +103,9 @@ def test_rules_and_rule_docs() -> None:
 
 
 def test_console_script_version() -> None:
-    proc = subprocess.run([sys.executable, "-m", "finlint.cli", "--version"], capture_output=True, text=True)
-    assert proc.returncode == 0 and __version__ in proc.stdout
+    for module in ("finlint.cli", "finlint"):  # python -m finlint works like the script
+        proc = subprocess.run([sys.executable, "-m", module, "--version"], capture_output=True, text=True)
+        assert proc.returncode == 0 and __version__ in proc.stdout, module
 
 
 def test_rules_page_is_generated_from_the_policies() -> None:
