@@ -11,7 +11,7 @@ from finlint import ir
 from finlint.ir import Unknown
 from finlint.loaders.terraform import hcl as h
 from finlint.loaders.terraform import mapping as m
-from finlint.loaders.terraform import registry_modules
+from finlint.loaders.terraform import registry_modules, types
 from finlint.loaders.terraform.embedded import EMBEDDED
 from finlint.loaders.terraform.eval import EvalError, Evaluator, to_string
 from finlint.loaders.terraform.files import (
@@ -27,6 +27,12 @@ from finlint.loaders.terraform.files import (
 )
 from finlint.loaders.terraform.tfvars import ConstScope
 from finlint.loaders.terraform.values import body_refs, body_values
+
+
+def _not_nullable(decl: Decl) -> bool:
+    attr = decl.block.body.attrs.get("nullable")
+    return attr is not None and isinstance(attr.expr, h.Lit) and attr.expr.value is False
+
 
 # --- one module instance -----------------------------------------------------------------------
 
@@ -80,17 +86,30 @@ class Module:
         return self._var_cache[name]
 
     def _variable(self, name: str) -> Any:
-        if self.inputs is not None and name in self.inputs:
-            return self.inputs[name]
-        if self.inputs is None and name in self.tfvars:
-            return self._typed(name, self.tfvars[name])
         decl = self.variables.get(name)
+        if self.inputs is not None and name in self.inputs:
+            value = self.inputs[name]
+            if value is None and decl is not None and _not_nullable(decl):
+                value = self._default(name, decl)  # null for a non-nullable variable: its default
+            return self._conform(decl, value)
+        if self.inputs is None and name in self.tfvars:
+            return self._conform(decl, self._typed(name, self.tfvars[name]))
         if decl is None:
             return Unknown(f"var.{name} is not declared")
+        return self._conform(decl, self._default(name, decl))
+
+    @staticmethod
+    def _default(name: str, decl: Decl) -> Any:
         default = decl.block.body.attrs.get("default")
         if default is None:
             return Unknown(f"var.{name} has no default and no value in tfvars or --var")
         return Evaluator(ConstScope()).value(default.expr)
+
+    @staticmethod
+    def _conform(decl: Decl | None, value: Any) -> Any:
+        """Optional object attributes the value leaves out get their defaults (``types``)."""
+        type_attr = decl.block.body.attrs.get("type") if decl is not None else None
+        return value if type_attr is None else types.conform(type_attr.expr, value)
 
     def _typed(self, name: str, value: Any) -> Any:
         """A ``--var`` string given for a number/bool variable converts as Terraform converts it."""

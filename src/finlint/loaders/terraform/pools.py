@@ -277,7 +277,33 @@ def _spec(catalog: Any, name: str) -> Any:
 
 def hyperpod_cluster(item: Item) -> list[ir.Record]:
     groups, line = get(item.values, "instance_groups")
-    if isinstance(groups, Unknown) or not isinstance(groups, list):
+    if isinstance(groups, Unknown):
+        # one pool standing for the groups nobody can list: rules report it undetermined
+        # instead of the cluster vanishing from the scan
+        r = Lines(item.values)
+        sub = Item(
+            item.rtype,
+            f"{item.address}.instance_groups",
+            item.values,
+            ir.Location(item.location.file, line or item.location.line, item.location.end_line),
+            item.source_format,
+            item.multiplier,
+            extra=item.extra,
+        )
+        unknown = Unknown(f"instance_groups: {groups.reason}")
+        return [
+            _pool(
+                sub,
+                r,
+                "hyperpod-instance-group",
+                None,
+                instance_types=unknown,
+                min_size=unknown,
+                desired_size=unknown,
+                max_size=unknown,
+            )
+        ]
+    if not isinstance(groups, list):
         return []
     out: list[ir.Record] = []
     for i, group in enumerate(groups):
