@@ -350,6 +350,8 @@ def lint(options: ScanOptions, policies: list[Policy] | None = None) -> ScanResu
         from finlint.loaders.sagemaker_sdk.loader import summarize_test_notices
 
         loaded.notices = summarize_test_notices(loaded.notices)  # one line for the launches in tests
+    # one module called from several configurations says the same thing once per caller
+    loaded.notices = list({(n.file, n.line, n.message): n for n in loaded.notices}.values())
     if options.progress is not None:
         options.progress("checking rules")
     records = link(_finalize(loaded.records))

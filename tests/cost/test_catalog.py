@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from finlint import catalog
@@ -116,3 +118,25 @@ def test_every_row_is_consistent() -> None:
         assert not (s.gpu_count and s.accelerator_count)
         assert s.vcpu > 0 and s.memory_mib > 0
     assert "K1" in catalog.source() and "2026-07-11" in catalog.source()
+
+
+def test_cpu_notebook_types_are_known_to_have_no_accelerators(tmp_path: Path) -> None:
+    """ml.t3.medium is the console's default notebook type: a known CPU type, so the notebook
+    rules decide (no finding) instead of leaving it undetermined (field test 2026-12)."""
+    from finlint.scan import ScanOptions, lint
+
+    for name in ("t2.medium", "t3.medium", "m5.2xlarge", "c5.4xlarge"):
+        spec = catalog.lookup(f"ml.{name}")
+        assert spec is not None and spec.accelerators == 0 and not spec.gpu_name, name
+    (tmp_path / "nb.yaml").write_text(
+        "Resources:\n"
+        "  Nb:\n"
+        "    Type: AWS::SageMaker::NotebookInstance\n"
+        "    Properties:\n"
+        "      InstanceType: ml.t3.medium\n"
+        "      RoleArn: arn:aws:iam::111122223333:role/R\n",
+        encoding="utf-8",
+    )
+    result = lint(ScanOptions(paths=[tmp_path]))
+    assert result.records and not result.findings
+    assert not result.undetermined

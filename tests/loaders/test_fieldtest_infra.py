@@ -193,3 +193,17 @@ def test_hyperpod_cluster_with_unknown_groups_is_a_pool_not_nothing(tmp_path: Pa
     assert isinstance(pool.instance_types, Unknown)
     assert "var.groups" in pool.instance_types.reason
     assert pool.location.line == 4
+
+
+def test_a_module_shared_by_two_configurations_gives_its_notice_once(tmp_path: Path) -> None:
+    """Both roots load the shared module, which calls a remote one: one notice, not one per root."""
+    for root in ("a", "b"):
+        (tmp_path / root).mkdir()
+        (tmp_path / root / "main.tf").write_text('module "s" {\n  source = "../shared"\n}\n')
+    (tmp_path / "shared").mkdir()
+    (tmp_path / "shared" / "main.tf").write_text(
+        'module "kms" {\n  source  = "terraform-aws-modules/kms/aws"\n  version = "2.0.0"\n}\n'
+    )
+    result = lint(ScanOptions(paths=[tmp_path], display_root=tmp_path))
+    remote = [n for n in result.notices if "not downloaded" in n.message]
+    assert len(remote) == 1 and remote[0].file == "shared/main.tf"
