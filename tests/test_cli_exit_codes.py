@@ -218,7 +218,7 @@ def test_progress_hooks_into_the_scan(tmp_path: Path) -> None:
 
 def test_quiet_turns_progress_off(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import finlint.cli as cli
-    import finlint.cli_support as support
+    import finlint.runner as support
 
     (tmp_path / "nb.yaml").write_text(P5_NOTEBOOK)
     phases: list[str] = []

@@ -8,44 +8,50 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import click
+from click.core import ParameterSource
 
-from finlint import __version__, selector
+from finlint import __version__, runner, selector
 from finlint.cli_support import (
+    Budget,
+    config_option,
+    context_option,
+    cost_options,
+    fail_on_option,
+    input_options,
+    output_options,
+    selection_options,
+)
+from finlint.errors import UsageError
+from finlint.ruledocs import rule_text, rules_page
+from finlint.runner import (
     EXIT_FINDINGS,
     EXIT_OK,
     EXIT_USAGE,
-    Budget,
     check_writable,
-    config_option,
-    context_option,
     cost_guard,
-    cost_options,
     cost_settings,
     emit_reports,
-    fail_on_option,
-    input_options,
     jobs_for,
     limits_for,
     load_policies_or_exit,
-    output_options,
     parse_vars,
     prepare,
     progress_printer,
-    selection_options,
     with_progress,
 )
-from finlint.outputs import PairedCommand
-from finlint.ruledocs import rule_text, rules_page
 
 __all__ = ["EXIT_FINDINGS", "EXIT_OK", "EXIT_USAGE", "main"]
 
 
 class _Main(click.Group):
-    """Turns a broken installation (a loader that cannot be imported) into exit 2, not 0 findings."""
+    """Turns a broken installation (a loader that cannot be imported) into exit 2, not 0 findings,
+    and the runner's usage errors into click's."""
 
     def invoke(self, ctx: click.Context) -> Any:
         from finlint.loaders import LoaderUnavailable
@@ -55,6 +61,36 @@ class _Main(click.Group):
         except LoaderUnavailable as exc:
             click.echo(f"finlint: error: {exc}", err=True)
             sys.exit(EXIT_USAGE)
+
+
+class PairedCommand(click.Command):
+    """A command that keeps its raw arguments, for the ``--format``/``--output`` pairing
+    (:func:`finlint.outputs.plan`)."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        ctx.meta["finlint.raw_args"] = list(args)
+        return super().parse_args(ctx, args)
+
+
+@contextmanager
+def _usage_errors() -> Iterator[None]:
+    """The runner's usage errors as click's own (inside the callback, so click adds the usage line)."""
+    try:
+        yield
+    except UsageError as exc:
+        if exc.param_hint:
+            raise click.BadParameter(exc.message, param_hint=exc.param_hint) from exc
+        raise click.UsageError(exc.message) from exc
+
+
+def _raw_args() -> list[str] | None:
+    meta: dict[str, Any] = click.get_current_context().meta
+    return meta.get("finlint.raw_args")
+
+
+def _fail_on_given(ctx: click.Context | None = None) -> bool:
+    ctx = ctx or click.get_current_context()
+    return ctx.get_parameter_source("fail_on") is not ParameterSource.DEFAULT
 
 
 @click.group(cls=_Main, context_settings={"help_option_names": ["-h", "--help"]})
@@ -97,95 +133,18 @@ def main() -> None:
     help="Write every current finding to FILE as the baseline, and exit 0.",
 )
 @context_option
-def scan(
-    paths: tuple[Path, ...],
-    formats: tuple[str, ...],
-    outputs: tuple[Path, ...],
-    fail_on: str,
-    select: tuple[str, ...],
-    ignore: tuple[str, ...],
-    policy_dir: tuple[Path, ...],
-    exclude: tuple[str, ...],
-    var_file: tuple[Path, ...],
-    tf_vars: tuple[str, ...],
-    max_file_mb: float | None,
-    max_yaml_nodes: int | None,
-    quiet: bool,
-    jobs: int | None,
-    helm_values: tuple[Path, ...],
-    exit_zero: bool,
-    color: bool | None,
-    include_tests: bool,
-    show_undetermined: bool,
-    usage_file: Path | None,
-    region: str | None,
-    pricing: Path | None,
-    max_monthly_usd: float | None,
-    config_file: Path | None,
-    baseline: Path | None,
-    write_baseline: Path | None,
-    no_context: bool,
-) -> None:
+def scan(**params: Any) -> None:
     """Scan PATHS (default: .) for costly AI-training configuration.
 
     Given files (as pre-commit passes them), finlint also reads the files of the same repository
     they link to (claims, storage classes, the Terraform configuration, the chart, the launcher)
     and reports the findings the given files are part of.
     """
-    from finlint.outputs import plan
-    from finlint.reporters import ReportContext
-    from finlint.scan import lint
-
-    targets = plan(formats, outputs, click.get_current_context().meta.get("finlint.raw_args"))
-    check_writable([path for _, path in targets] + [write_baseline])
-    run = prepare(
-        paths,
-        select,
-        ignore,
-        policy_dir,
-        exclude,
-        config_file,
-        fail_on,
-        max_monthly_usd,
-        cost_settings(usage_file, region, pricing),
-        {
-            "tf_var_files": list(var_file),
-            "tf_vars": parse_vars(tf_vars),
-            "include_tests": include_tests,
-            "helm_values": list(helm_values),
-        },
-        (max_file_mb, max_yaml_nodes, quiet, jobs),
-        [path for _, path in targets if path is not None] + [p for p in (baseline, write_baseline) if p],
-    )
-    run.options.context = not no_context
-    result = cost_guard(lambda: with_progress(run.options, lambda: lint(run.options, run.policies)))
-    comparison = None
-    known = baseline or (run.config.baseline if write_baseline is None else None)
-    if write_baseline is not None or known is not None:
-        from finlint import baseline as baselines  # only with a baseline
-    if write_baseline is not None:
-        count = baselines.write(write_baseline, result.findings)
-        click.echo(f"finlint: wrote {count} finding(s) to baseline {write_baseline}", err=True)
-    elif known is not None:
-        try:
-            comparison = baselines.compare(result.findings, baselines.load(known), f"baseline {known}")
-        except baselines.BaselineError as exc:
-            click.echo(f"finlint: error: {exc}", err=True)
-            sys.exit(EXIT_USAGE)
-    to_stdout = any(path is None for _, path in targets)
-    use_color = (to_stdout and sys.stdout.isatty()) if color is None else color
-    context = ReportContext(
-        fail_on=run.fail_on,
-        color=use_color,
-        max_monthly_usd=run.max_monthly_usd,
-        engine=run.options.engine,
-        show_undetermined=show_undetermined,
-        comparison=comparison,
-        cost_settings=run.options.cost_settings,
-    )
-    emit_reports(result, context, targets)
-    code = EXIT_OK if write_baseline is not None else result.exit_code(run.fail_on, run.max_monthly_usd)
-    sys.exit(EXIT_OK if exit_zero else code)
+    if not _fail_on_given():
+        params["fail_on"] = None  # the config's, else the default
+    with _usage_errors():
+        code = runner.scan(**params, raw_args=_raw_args())
+    sys.exit(code)
 
 
 @main.command("diff", cls=PairedCommand)
@@ -200,7 +159,17 @@ def scan(
 @config_option
 @click.option("--exit-zero", is_flag=True, help="Always exit 0 on findings.")
 @context_option
-def diff_cmd(
+def diff_cmd(**params: Any) -> None:
+    """Findings PATHS (default: .) gain or lose against BASE_REF, and the monthly cost change.
+
+    BASE_REF is checked out into a temporary git worktree; your checkout is not touched. Only
+    new findings fail the run.
+    """
+    with _usage_errors():
+        _diff(**params)
+
+
+def _diff(
     base_ref: str,
     paths: tuple[Path, ...],
     formats: tuple[str, ...],
@@ -225,17 +194,13 @@ def diff_cmd(
     exit_zero: bool,
     no_context: bool,
 ) -> None:
-    """Findings PATHS (default: .) gain or lose against BASE_REF, and the monthly cost change.
-
-    BASE_REF is checked out into a temporary git worktree; your checkout is not touched. Only
-    new findings fail the run.
-    """
+    """The body of ``diff``."""
     from finlint import diff
     from finlint.outputs import plan
     from finlint.reporters import ReportContext
     from finlint.scan import lint
 
-    targets = plan(formats, outputs, click.get_current_context().meta.get("finlint.raw_args"))
+    targets = plan(formats, outputs, _raw_args())
     check_writable([path for _, path in targets])
     absolute = [p.resolve() if p is not None else None for p in (usage_file, pricing)]  # same in both trees
     run = prepare(
@@ -245,7 +210,7 @@ def diff_cmd(
         tuple(d.resolve() for d in policy_dir),
         exclude,
         config_file,
-        fail_on,
+        fail_on if _fail_on_given() else None,
         max_monthly_usd,
         cost_settings(absolute[0], region, absolute[1]),
         # var files resolved now: the same files are used for both trees
@@ -339,7 +304,17 @@ def rule(rule_id: str, policy_dir: tuple[Path, ...]) -> None:
 @click.option("--exclude", multiple=True, help="Glob of paths to skip (repeatable).")
 @input_options
 @cost_options
-def cost_cmd(
+def cost_cmd(**params: Any) -> None:
+    """Price the AI-training resources in PATHS (default: .): jobs, notebooks, pools, file systems.
+
+    Files that cannot be read or parsed are listed after the table (JSON: ``errors``), as
+    `scan` reports them; they are not priced.
+    """
+    with _usage_errors():
+        _cost(**params)
+
+
+def _cost(
     paths: tuple[Path, ...],
     fmt: str,
     output: Path | None,
@@ -355,11 +330,7 @@ def cost_cmd(
     region: str | None,
     pricing: Path | None,
 ) -> None:
-    """Price the AI-training resources in PATHS (default: .): jobs, notebooks, pools, file systems.
-
-    Files that cannot be read or parsed are listed after the table (JSON: ``errors``), as
-    `scan` reports them; they are not priced.
-    """
+    """The body of ``cost``."""
     from finlint.config import Config
     from finlint.cost.breakdown import build_breakdown, render_json, render_text
     from finlint.scan import ScanOptions, lint

@@ -2,20 +2,20 @@
 
 CI wants annotations on stdout, SARIF for code scanning and Markdown for a PR comment from
 one parse of the tree. Click collects repeated options per name and loses their interleaving,
-so :class:`PairedCommand` keeps the raw arguments and :func:`plan` pairs each ``--output``
-with the ``--format`` written right before it, or else with the next ``--format``.
+so the commands keep the raw arguments (``cli.PairedCommand``) and :func:`plan` pairs each
+``--output`` with the ``--format`` written right before it, or else with the next ``--format``.
 Formats left without a file go to stdout; at most one may.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import click
-
+from finlint.errors import ReportWriteError, UsageError
 from finlint.reporters import ReportContext, get_reporter
 
 if TYPE_CHECKING:
@@ -24,14 +24,6 @@ if TYPE_CHECKING:
 DEFAULT_FORMAT = "text"
 _FORMAT_FLAGS = ("--format",)
 _OUTPUT_FLAGS = ("--output", "-o")
-
-
-class PairedCommand(click.Command):
-    """A click command that remembers its raw arguments (for :func:`plan`)."""
-
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        ctx.meta["finlint.raw_args"] = list(args)
-        return super().parse_args(ctx, args)
 
 
 def _sequence(args: list[str]) -> list[str]:
@@ -57,7 +49,7 @@ def _sequence(args: list[str]) -> list[str]:
 def plan(
     formats: tuple[str, ...], outputs: tuple[Path, ...], raw_args: list[str] | None
 ) -> list[tuple[str, Path | None]]:
-    """``[(format, file or None for stdout)]``; raises :class:`click.UsageError` when ambiguous."""
+    """``[(format, file or None for stdout)]``; raises :class:`finlint.errors.UsageError` when ambiguous."""
     if not formats and not outputs:
         return [(DEFAULT_FORMAT, None)]
     seq = _sequence(raw_args) if raw_args is not None else []
@@ -89,13 +81,13 @@ def plan(
         pairs.append((pending.pop(0), waiting.pop(0)))
     pairs += [(DEFAULT_FORMAT, out) for out in waiting]
     if len(pending) > 1:
-        raise click.UsageError(
+        raise UsageError(
             f"formats {', '.join(pending)} would all write to stdout: give each but one an --output FILE"
         )
     pairs += [(fmt, None) for fmt in pending]
     files = [str(p) for _, p in pairs if p is not None]
     if len(files) != len(set(files)):
-        raise click.UsageError("the same --output file is given twice")
+        raise UsageError("the same --output file is given twice")
     return pairs
 
 
@@ -117,11 +109,22 @@ def emit(result: ScanResult, context: ReportContext, targets: list[tuple[str, Pa
         write_step_summary(result, context)
     for fmt, path in targets:
         if path is None:
-            click.echo(get_reporter(fmt).render(result, context), nl=False)
+            write_stdout(get_reporter(fmt).render(result, context))
             continue
         report = get_reporter(fmt).render(result, replace(context, color=False))
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(report, encoding="utf-8")
         except OSError as exc:
-            raise click.FileError(str(path), hint=exc.strerror or str(exc)) from exc
+            raise ReportWriteError(str(path), exc.strerror or str(exc)) from exc
+
+
+def write_stdout(text: str) -> None:
+    """A report to stdout, as written: colour codes only appear when the run asked for colour
+    (a terminal, or ``--color`` into a pager); a stdout that cannot encode it gets UTF-8."""
+    try:
+        sys.stdout.write(text)
+    except UnicodeEncodeError:
+        sys.stdout.flush()
+        sys.stdout.buffer.write(text.encode("utf-8", "replace"))
+    sys.stdout.flush()

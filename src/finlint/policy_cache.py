@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import os
 import pickle
-import stat
 import sys
 import zlib
 from pathlib import Path
@@ -25,17 +24,9 @@ from typing import Iterable
 from finlint import __version__
 from finlint.engine import Policy, load_policies
 from finlint.engine.policy import builtin_policy_dir
+from finlint.usercache import cache_dir, trusted
 
-
-def cache_dir() -> Path | None:
-    """Where the cache lives, or None when disabled."""
-    configured = os.environ.get("FINLINT_CACHE_DIR")
-    if configured is not None:
-        return None if configured.strip().lower() in ("", "0", "off", "false", "no") else Path(configured)
-    if sys.platform == "win32" and os.environ.get("LOCALAPPDATA"):
-        return Path(os.environ["LOCALAPPDATA"]) / "finlint"
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "finlint"
+__all__ = ["cache_dir", "cache_key", "load_policies_cached"]
 
 
 def cache_key(extra_dirs: Iterable[Path] = ()) -> str:
@@ -55,17 +46,6 @@ def _file_name(key: str) -> str:
     return f"policies-{__version__}-{zlib.crc32(key.encode()):08x}.pickle"
 
 
-def _trusted(path: Path) -> bool:
-    """Owned by us and not writable by anyone else (file and directory)."""
-    if not hasattr(os, "getuid"):
-        return True  # Windows: the per-user LOCALAPPDATA is private
-    for item in (path, path.parent):
-        info = item.stat()
-        if info.st_uid != os.getuid() or info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
-            return False
-    return True
-
-
 def load_policies_cached(extra_dirs: Iterable[Path] = ()) -> list[Policy]:
     """:func:`finlint.engine.load_policies`, from the cache when nothing changed."""
     dirs = list(extra_dirs)
@@ -78,7 +58,7 @@ def load_policies_cached(extra_dirs: Iterable[Path] = ()) -> list[Policy]:
         return load_policies(dirs)
     path = where / _file_name(key)
     try:
-        if path.is_file() and _trusted(path):
+        if path.is_file() and trusted(path):
             stored_key, cached = pickle.loads(path.read_bytes())
             if stored_key == key and isinstance(cached, list) and all(isinstance(p, Policy) for p in cached):
                 return cached

@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import click
 import pytest
 from click.testing import CliRunner
 
 from finlint.cli import main
+from finlint.errors import UsageError
 from finlint.outputs import plan
 from finlint.reporters import REPORTERS
 
@@ -85,7 +85,7 @@ def test_plan_pairs_each_output_with_the_format_before_it() -> None:
     assert plan(("json",), (Path("a.json"),), raw) == [("json", Path("a.json"))]
     assert plan((), (Path("a.txt"),), ["-o", "a.txt"]) == [("text", Path("a.txt"))]
     assert plan((), (), []) == [("text", None)]
-    with pytest.raises(click.UsageError):
+    with pytest.raises(UsageError):
         plan(("json", "sarif"), (Path("x"), Path("x")), None)
     raw = ["--format", "json", "-o", "a.json", "-o", "b.md", "--format", "markdown", "--format", "text"]
     assert plan(("json", "markdown", "text"), (Path("a.json"), Path("b.md")), raw) == [

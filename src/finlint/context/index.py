@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from finlint.discovery import SKIP_DIRS
-from finlint.policy_cache import cache_dir  # one cache directory: FINLINT_CACHE_DIR, off disables
+from finlint.usercache import cache_dir  # one cache directory: FINLINT_CACHE_DIR, off disables
 
 STRUCTURED = (".yaml", ".yml", ".json")
 PYTHON = (".py", ".ipynb")

@@ -1,0 +1,293 @@
+"""What the commands do once their arguments are parsed: merge the config with the flags (flags
+win), guard the cost settings, run the scan, write the reports, choose the exit code.
+
+Click-free, so the fast path of ``finlint scan`` (:mod:`finlint.fastcli`) runs the very same
+code as the click command without importing click. A mistake on the command line found here
+raises :class:`finlint.errors.UsageError`, which the click shell prints as its own usage errors;
+every other error prints ``finlint: error: ...`` and exits 2.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any, NoReturn
+
+from finlint import selector
+from finlint.engine import Policy, PolicyError
+from finlint.errors import ReportWriteError, UsageError
+
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+
+split_selectors = selector.split
+
+
+def fail(message: str) -> NoReturn:
+    """``finlint: error: MESSAGE`` on stderr, exit 2."""
+    print(f"finlint: error: {message}", file=sys.stderr, flush=True)
+    sys.exit(EXIT_USAGE)
+
+
+def parse_vars(values: tuple[str, ...]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for item in values:
+        if "=" not in item:
+            raise UsageError(f"expected NAME=VALUE, got {item!r}", param_hint="--var")
+        key, value = item.split("=", 1)
+        out[key.strip()] = value
+    return out
+
+
+def limits_for(config: Any, max_file_mb: float | None, max_yaml_nodes: int | None) -> Any:
+    from finlint.discovery import MIB, Limits
+
+    mb = max_file_mb if max_file_mb is not None else config.max_file_mb
+    nodes = max_yaml_nodes if max_yaml_nodes is not None else config.max_yaml_nodes
+    default = Limits()
+    return Limits(
+        max_file_bytes=int(mb * MIB) if mb is not None else default.max_file_bytes,
+        max_yaml_nodes=nodes if nodes is not None else default.max_yaml_nodes,
+    )
+
+
+def check_writable(paths: list[Path | None]) -> None:
+    """Fail before scanning (exit 2) when a report or baseline file cannot be written."""
+    for path in paths:
+        if path is None:
+            continue
+        try:
+            if path.is_dir():
+                raise IsADirectoryError(21, "Is a directory")
+            path.parent.mkdir(parents=True, exist_ok=True)
+            existed = path.exists()
+            with path.open("a", encoding="utf-8"):
+                pass
+            if not existed:  # only a probe: the report is written after the scan
+                path.unlink()
+        except OSError as exc:
+            fail(f"cannot write {path}: {exc.strerror or exc}")
+
+
+def emit_reports(result: Any, context: Any, targets: list[tuple[str, Path | None]]) -> None:
+    from finlint.outputs import emit
+
+    try:
+        emit(result, context, targets)
+    except ReportWriteError as exc:
+        fail(str(exc))
+
+
+def load_policies_or_exit(policy_dirs: tuple[Path, ...]) -> list[Policy]:
+    try:
+        from finlint.policy_cache import load_policies_cached
+
+        return load_policies_cached(policy_dirs)
+    except PolicyError as exc:
+        fail(str(exc))
+
+
+def cost_settings(usage_file: Path | None, region: str | None, pricing: Path | None) -> Any:
+    from finlint.cost import CostSettings
+
+    return CostSettings(region=region, pricing_file=pricing, usage_file=usage_file)
+
+
+def cost_guard(fn: Any) -> Any:
+    """Run ``fn``; a bad usage or pricing file is a usage error (exit 2)."""
+    from finlint.cost import PricingError, UsageFileError
+
+    try:
+        return fn()
+    except (UsageFileError, PricingError) as exc:
+        fail(str(exc))
+
+
+class Run:
+    """A scan's settings after merging the config file with the CLI (CLI flags win)."""
+
+    def __init__(
+        self, options: Any, policies: list[Policy], config: Any, fail_on: str, max_usd: float | None
+    ):
+        self.options, self.policies, self.config = options, policies, config
+        self.fail_on, self.max_monthly_usd = fail_on, max_usd
+
+
+def prepare(
+    paths: tuple[Path, ...],
+    select: tuple[str, ...],
+    ignore: tuple[str, ...],
+    policy_dir: tuple[Path, ...],
+    exclude: tuple[str, ...],
+    config_file: Path | None,
+    fail_on: str | None,
+    max_monthly_usd: float | None,
+    cost_settings: Any,
+    loader_options: dict[str, Any],
+    io: tuple[float | None, int | None, bool, int | None] = (None, None, False, None),
+    skip_files: list[Path] | None = None,
+) -> Run:
+    """``fail_on`` None: not given on the command line (the config's, else ``low``)."""
+    from finlint.config import Config, ConfigError, find_config, load_config
+    from finlint.scan import ScanOptions
+
+    scan_paths = list(paths) or [Path(".")]
+    try:
+        found = config_file or find_config(scan_paths[0])
+        config = load_config(found) if found is not None else Config()
+        policies = load_policies_or_exit((*policy_dir, *config.policy_dirs))
+        config.check_rules(policies)
+    except ConfigError as exc:
+        fail(str(exc))
+    try:
+        selector.check(split_selectors(select) + split_selectors(ignore), policies)
+    except selector.SelectorError as exc:
+        raise UsageError(str(exc), param_hint="--select/--ignore") from exc
+    if fail_on is None:
+        fail_on = config.fail_on or "low"
+    if cost_settings is not None:
+        for attr, value in (
+            ("region", config.region),
+            ("usage_file", config.usage_file),
+            ("pricing_file", config.pricing_file),
+        ):
+            if getattr(cost_settings, attr, None) is None and value is not None:
+                setattr(cost_settings, attr, value)
+    helm_options(loader_options, config)
+    options = ScanOptions(
+        paths=scan_paths,
+        engine=config.engine(split_selectors(select), split_selectors(ignore)),
+        policy_dirs=[*policy_dir, *config.policy_dirs],
+        exclude=[*config.exclude, *exclude],
+        loader_options=loader_options,
+        cost_settings=cost_settings,
+        limits=limits_for(config, io[0], io[1]),
+        skip_files=list(skip_files or []),
+        progress=None if io[2] else progress_printer(),
+        jobs=jobs_for(io[3]),
+        config_file=found,
+    )
+    if config.include_tests:
+        loader_options["include_tests"] = True
+    max_usd = max_monthly_usd if max_monthly_usd is not None else config.max_monthly_usd
+    return Run(options, policies, config, fail_on, max_usd)
+
+
+def jobs_for(jobs: int | None) -> int:
+    from finlint.parallel import default_jobs
+
+    return jobs if jobs is not None else default_jobs()
+
+
+def progress_printer() -> Any:
+    from finlint.progress import Progress
+
+    progress = Progress()
+    return progress if progress.enabled else None
+
+
+def with_progress(options: Any, fn: Any) -> Any:
+    """Run ``fn`` and erase the progress line afterwards (also on errors)."""
+    try:
+        return fn()
+    finally:
+        close = getattr(options.progress, "close", None)
+        if close is not None:
+            close()
+
+
+def helm_options(loader_options: dict[str, Any], config: Any) -> None:
+    """The configured Helm charts and renderer; every values file they read is not linted alone."""
+    loader_options.setdefault("helm_charts", list(config.helm_charts))
+    if config.helm_renderer:
+        loader_options.setdefault("helm_renderer", config.helm_renderer)
+    consumed = [*(loader_options.get("helm_values") or ())]
+    consumed += [v for chart in config.helm_charts for v in chart["values"]]
+    loader_options["consumed_files"] = [*loader_options.get("consumed_files", ()), *consumed]
+
+
+def scan(
+    *,
+    paths: tuple[Path, ...],
+    formats: tuple[str, ...],
+    outputs: tuple[Path, ...],
+    fail_on: str | None,
+    select: tuple[str, ...],
+    ignore: tuple[str, ...],
+    policy_dir: tuple[Path, ...],
+    exclude: tuple[str, ...],
+    var_file: tuple[Path, ...],
+    tf_vars: tuple[str, ...],
+    max_file_mb: float | None,
+    max_yaml_nodes: int | None,
+    quiet: bool,
+    jobs: int | None,
+    helm_values: tuple[Path, ...],
+    exit_zero: bool,
+    color: bool | None,
+    include_tests: bool,
+    show_undetermined: bool,
+    usage_file: Path | None,
+    region: str | None,
+    pricing: Path | None,
+    max_monthly_usd: float | None,
+    config_file: Path | None,
+    baseline: Path | None,
+    write_baseline: Path | None,
+    no_context: bool,
+    raw_args: list[str] | None,
+) -> int:
+    """``finlint scan``: the exit code. ``fail_on`` None: not given (the config's, else low);
+    ``raw_args`` pair each ``--output`` with its ``--format`` (:func:`finlint.outputs.plan`)."""
+    from finlint.outputs import plan
+    from finlint.reporters import ReportContext
+    from finlint.scan import lint
+
+    targets = plan(formats, outputs, raw_args)
+    check_writable([path for _, path in targets] + [write_baseline])
+    run = prepare(
+        paths,
+        select,
+        ignore,
+        policy_dir,
+        exclude,
+        config_file,
+        fail_on,
+        max_monthly_usd,
+        cost_settings(usage_file, region, pricing),
+        {
+            "tf_var_files": list(var_file),
+            "tf_vars": parse_vars(tf_vars),
+            "include_tests": include_tests,
+            "helm_values": list(helm_values),
+        },
+        (max_file_mb, max_yaml_nodes, quiet, jobs),
+        [path for _, path in targets if path is not None] + [p for p in (baseline, write_baseline) if p],
+    )
+    run.options.context = not no_context
+    result = cost_guard(lambda: with_progress(run.options, lambda: lint(run.options, run.policies)))
+    comparison = None
+    known = baseline or (run.config.baseline if write_baseline is None else None)
+    if write_baseline is not None or known is not None:
+        from finlint import baseline as baselines  # only with a baseline
+    if write_baseline is not None:
+        count = baselines.write(write_baseline, result.findings)
+        print(f"finlint: wrote {count} finding(s) to baseline {write_baseline}", file=sys.stderr, flush=True)
+    elif known is not None:
+        try:
+            comparison = baselines.compare(result.findings, baselines.load(known), f"baseline {known}")
+        except baselines.BaselineError as exc:
+            fail(str(exc))
+    to_stdout = any(path is None for _, path in targets)
+    use_color = (to_stdout and sys.stdout.isatty()) if color is None else color
+    context = ReportContext(
+        fail_on=run.fail_on,
+        color=use_color,
+        max_monthly_usd=run.max_monthly_usd,
+        engine=run.options.engine,
+        show_undetermined=show_undetermined,
+        comparison=comparison,
+        cost_settings=run.options.cost_settings,
+    )
+    emit_reports(result, context, targets)
+    code = EXIT_OK if write_baseline is not None else result.exit_code(run.fail_on, run.max_monthly_usd)
+    return EXIT_OK if exit_zero else code
