@@ -16,11 +16,8 @@ REPO = Path(__file__).resolve().parents[1]
 
 _PROBE = """
 import json, sys
-from finlint.entry import main
-try:
-    main()
-except SystemExit as exc:
-    code = exc.code
+from finlint.entry import run
+code = run(sys.argv[1:])
 print(json.dumps(sorted(sys.modules)), file=sys.stderr)
 """
 
@@ -76,3 +73,27 @@ def test_a_suppression_comment_still_loads_suppressions(tmp_path: Path) -> None:
     report = json.loads(out.read_text(encoding="utf-8"))
     fin201 = [f for f in report["findings"] if f["rule_id"] == "FIN201"]
     assert fin201 and all(f.get("suppressed") for f in fin201)
+
+
+def test_every_dataclass_says_what_it_is() -> None:
+    """A dataclass without a docstring gets one built with ``inspect.signature`` at import (~0.2 ms
+    a class on the one-file path), and a reader gets nothing: each of ours has its own."""
+    import dataclasses
+    import importlib
+    import pkgutil
+
+    import finlint
+
+    missing = []
+    for info in pkgutil.walk_packages(finlint.__path__, "finlint."):
+        try:
+            module = importlib.import_module(info.name)
+        except ImportError:  # an optional extra (the Helm SDK) that is not installed
+            continue
+        for name, value in vars(module).items():
+            ours = (
+                isinstance(value, type) and dataclasses.is_dataclass(value) and value.__module__ == info.name
+            )
+            if ours and (value.__doc__ or "").startswith(f"{name}("):
+                missing.append(f"{info.name}.{name}")
+    assert missing == []

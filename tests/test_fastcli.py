@@ -172,9 +172,11 @@ def test_everything_else_goes_to_click(tree: Path, argv: list[str]) -> None:
 
 
 def _run(args: list[str], cwd: Path, entry: str) -> subprocess.CompletedProcess[str]:
+    """``finlint ARGS`` through the console script (``entry``) or straight into click (``cli``)."""
     env = {**os.environ, "FINLINT_CACHE_DIR": str(cwd / ".cache")}
+    call = "main()" if entry == "entry" else "main(prog_name='finlint')"
     return subprocess.run(
-        [sys.executable, "-c", f"from finlint.{entry} import main; main()", *args],
+        [sys.executable, "-c", f"from finlint.{entry} import main; {call}", *args],
         cwd=cwd,
         capture_output=True,
         text=True,
@@ -208,7 +210,7 @@ def test_the_command_says_the_same_with_and_without_click(tmp_path: Path, args: 
 def test_a_one_file_scan_does_not_import_click(tmp_path: Path) -> None:
     (tmp_path / "one.yaml").write_text(ONE.read_text(encoding="utf-8"), encoding="utf-8")
     probe = (
-        "import sys\nfrom finlint.entry import main\ntry:\n    main()\nexcept SystemExit:\n    pass\n"
+        "import sys\nfrom finlint.entry import run\nrun(sys.argv[1:])\n"
         "print('click' in sys.modules, file=sys.stderr)"
     )
     proc = subprocess.run(

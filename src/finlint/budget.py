@@ -25,6 +25,8 @@ def parse_budget(value: Any) -> float:
 
 @dataclass(frozen=True)
 class BudgetStatus:
+    """The active findings' monthly total against ``--max-monthly-usd``."""
+
     limit: float
     total: float
 

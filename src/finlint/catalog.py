@@ -16,6 +16,8 @@ from typing import Any, Iterable
 
 @dataclass(frozen=True)
 class InstanceSpec:
+    """One instance type's specification, as Karpenter labels it (vCPU, memory, accelerators)."""
+
     name: str
     family: str
     category: str

@@ -63,6 +63,8 @@ def _finite(value: Any) -> Any:
 
 @dataclass
 class Finding:
+    """One rule firing on one resource: where to edit, what is wrong, and (after pricing) its cost."""
+
     rule_id: str
     rule: str  # slug
     severity: str

@@ -115,6 +115,8 @@ R = TypeVar("R", bound=Record)
 
 @dataclass(frozen=True)
 class TrainingJob(Record):
+    """A training job from any launcher: size, spot, runtime cap, checkpoints and what it runs."""
+
     KIND: ClassVar[str] = "training_job"
 
     launcher: str = "api-request"
@@ -194,6 +196,8 @@ class ComputePool(Record):
 
 @dataclass(frozen=True)
 class Notebook(Record):
+    """A SageMaker notebook instance or a Studio domain's default app."""
+
     KIND: ClassVar[str] = "notebook"
 
     instance_type: Maybe[str] = None
@@ -207,6 +211,8 @@ class Notebook(Record):
 
 @dataclass(frozen=True)
 class FileSystem(Record):
+    """An EFS or FSx for Lustre file system."""
+
     KIND: ClassVar[str] = "file_system"
 
     fs_type: str = "efs"  # efs | fsx-lustre
@@ -272,6 +278,8 @@ class Volume(Record):
 
 @dataclass(frozen=True)
 class LifecycleRule:
+    """One S3 lifecycle rule: transitions and expiration."""
+
     rule_id: Maybe[str]
     enabled: bool = True
     prefix: Maybe[str] = None
@@ -281,6 +289,8 @@ class LifecycleRule:
 
 @dataclass(frozen=True)
 class Bucket(Record):
+    """An S3 bucket and its lifecycle rules (checkpoints age out, or pile up)."""
+
     KIND: ClassVar[str] = "bucket"
 
     bucket_name: Maybe[str] = None
@@ -344,6 +354,8 @@ class Notice:
 
 @dataclass
 class LoadResult:
+    """What a loader produced from one unit: records, errors (FIN000) and notices."""
+
     records: list[Record] = field(default_factory=list)
     errors: list[LoadError] = field(default_factory=list)
     notices: list[Notice] = field(default_factory=list)

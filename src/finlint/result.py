@@ -18,6 +18,8 @@ if TYPE_CHECKING:
 
 @dataclass
 class ScanResult:
+    """Everything one scan produced, for the reporters, the baseline and ``diff``."""
+
     findings: list[Finding]
     errors: list[LoadError]
     notices: list[Notice]

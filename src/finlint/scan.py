@@ -35,6 +35,8 @@ TEMPLATE_MARKERS = ("{{", "{%")
 
 @dataclass
 class ScanOptions:
+    """What to scan and how: the one input of :func:`lint`."""
+
     paths: list[Path] = field(default_factory=lambda: [Path(".")])
     engine: EngineConfig = field(default_factory=EngineConfig)
     policy_dirs: list[Path] = field(default_factory=list)

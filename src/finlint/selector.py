@@ -35,6 +35,8 @@ class SelectorError(ValueError):
 
 @dataclass(frozen=True)
 class RuleSelector:
+    """One selector as written (an id, an id prefix or a whole name), matched case-insensitively."""
+
     text: str
 
     def matches(self, rule: NamedRule) -> bool:

@@ -54,6 +54,8 @@ class Entry:
 
 @dataclass(frozen=True)
 class _Comment:
+    """A comment found in a source file, with its line."""
+
     line: int
     text: str
     alone: bool  # nothing but the comment on its line

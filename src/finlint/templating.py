@@ -218,6 +218,8 @@ def _indent(line: str) -> int:
 
 @dataclass
 class _Frame:
+    """An open ``{{ if }}``/``{{ define }}`` block while reading a template."""
+
     define: bool
     in_else: bool = False
     line: int = 0

@@ -70,6 +70,8 @@ class LineItem:
 
 @dataclass
 class Breakdown:
+    """`finlint cost`: every priced resource of a scan in one region, with the usage file used."""
+
     region: str
     items: list[LineItem]
     usage_file: str | None = None

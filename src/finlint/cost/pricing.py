@@ -92,6 +92,8 @@ def _unit(table: str, key: str) -> str:
 
 @dataclass(frozen=True)
 class _Entry:
+    """One price with its source, date and confidence."""
+
     usd: float
     source: str
     date: str

@@ -36,6 +36,8 @@ class UsageFileError(LocatedError):
 
 @dataclass(frozen=True)
 class Param:
+    """A usage assumption: its default, how a value is checked, and where the default comes from."""
+
     default: Any
     check: Callable[[Any], bool]
     expects: str

@@ -61,6 +61,8 @@ class PolicyError(LocatedError):
 
 @dataclass(frozen=True)
 class Example:
+    """A documented bad (``fail``) or good (``pass``) example of a rule; every one runs as a test."""
+
     name: str
     kind: str  # fail | pass
     format: str
@@ -88,6 +90,8 @@ class SeverityCase:
 
 @dataclass(frozen=True)
 class Policy:
+    """One rule of the pack, loaded from its YAML file: what it applies to, when it fires, its docs."""
+
     id: str
     name: str
     summary: str

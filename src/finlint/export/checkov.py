@@ -61,6 +61,8 @@ __all__ = [
 
 @dataclass(frozen=True)
 class RuleExport:
+    """One rule as checkov policies: a translation per resource type, or why there is none."""
+
     policy: Policy
     targets: tuple[TargetCoverage, ...]
     reason: str = ""  # why a rule with no targets is not exported

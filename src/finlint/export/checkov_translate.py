@@ -39,6 +39,8 @@ NOT_APPLICABLE = Translation("nothing", None, "not applicable")
 
 @dataclass(frozen=True)
 class TargetCoverage:
+    """How much of a rule checkov can check on one resource type."""
+
     source: Source
     translation: Translation
 

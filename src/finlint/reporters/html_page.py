@@ -135,6 +135,8 @@ class Bar:
 
 @dataclass
 class Chart:
+    """A horizontal bar chart of the HTML report."""
+
     chart_id: str  # unique in the page; prefixes the hatch patterns' ids
     title: str
     bars: list[Bar]
@@ -255,6 +257,8 @@ def legend(chart: Chart) -> str:
 
 @dataclass
 class Column:
+    """A column of an HTML table: its label and how it sorts."""
+
     label: str
     numeric: bool = False
     sort: str | None = None  # initial aria-sort ("ascending"/"descending") of the server's order
@@ -263,6 +267,8 @@ class Column:
 
 @dataclass
 class Cell:
+    """A table cell: escaped HTML and the key it sorts by."""
+
     html: str  # already escaped
     sort: str | float | None = None  # sort key when it differs from the text
     css: str = ""

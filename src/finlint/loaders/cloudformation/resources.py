@@ -86,6 +86,8 @@ def _name_from_tags(
 
 @dataclass
 class _LaunchInfo:
+    """What a launch template says about instances, each value with its line."""
+
     instance_type: tuple[Any, int | None] = (None, None)
     capacity_types: tuple[Any, int | None] = (None, None)
     capacity_reservation: tuple[Any, int | None] = (None, None)

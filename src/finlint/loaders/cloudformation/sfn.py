@@ -112,6 +112,8 @@ def _rebuild(node: Any, leaf: Callable[[Any, Any], Any], key: Any = None, keep_l
 
 @dataclass
 class _Definition:
+    """A state machine definition found in a template, parsed, with where its lines start."""
+
     asl: Any  # the parsed ASL (LineDicts with lines, or plain dicts)
     ctx: DocContext
     fallback_line: int | None

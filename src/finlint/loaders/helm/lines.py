@@ -27,6 +27,8 @@ _DEFINE_OR_END = re.compile(r"\{\{-?\s*(define|end)\b")
 
 @dataclass
 class TemplateLine:
+    """A template line as a pattern its rendered lines must match (``{{ }}`` as wildcards)."""
+
     number: int
     pattern: re.Pattern[str] | None  # None: produces nothing (blank, comment, control only)
     producer: bool  # only a tag that writes text of its own (toYaml, include, ...)

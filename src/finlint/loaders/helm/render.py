@@ -34,6 +34,8 @@ _DOC_SPLIT = re.compile(r"^---[ \t]*$", re.MULTILINE)
 
 @dataclass
 class RenderFailure:
+    """Why a chart did not render, at the template and line the renderer named."""
+
     message: str
     source: str | None = None  # the template as Helm names it ("chart/templates/x.yaml")
     line: int | None = None
@@ -41,6 +43,8 @@ class RenderFailure:
 
 @dataclass
 class Rendered:
+    """A chart rendered by one renderer: each template's output, or the failure."""
+
     renderer: str
     manifests: dict[str, str] = field(default_factory=dict)  # template source -> rendered text
     failure: RenderFailure | None = None

@@ -23,6 +23,8 @@ UNKNOWN_TEXT = "${unknown}"
 
 @dataclass
 class TfFile:
+    """One parsed ``.tf`` file of a configuration."""
+
     path: Path
     display: str
     text: str
@@ -35,6 +37,8 @@ class TfFile:
 
 @dataclass
 class Decl:
+    """A top-level block and the file it is declared in."""
+
     block: h.Block
     file: TfFile
 

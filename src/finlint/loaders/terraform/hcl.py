@@ -35,6 +35,8 @@ class HclError(Exception):
 
 @dataclass(frozen=True)
 class Lit:
+    """A literal: string, number, bool or null."""
+
     value: Any  # str | int | float | bool | None
     line: int
 
@@ -52,6 +54,8 @@ class Template:
 
 @dataclass(frozen=True)
 class TupleExpr:
+    """``[a, b]``."""
+
     items: tuple[Expr, ...]
     line: int
     end_line: int
@@ -59,6 +63,8 @@ class TupleExpr:
 
 @dataclass(frozen=True)
 class ObjectItem:
+    """``key = value`` inside ``{ }``."""
+
     key: Expr
     value: Expr
     line: int
@@ -66,6 +72,8 @@ class ObjectItem:
 
 @dataclass(frozen=True)
 class ObjectExpr:
+    """``{ k = v, ... }``."""
+
     items: tuple[ObjectItem, ...]
     line: int
     end_line: int
@@ -81,6 +89,8 @@ class Name:
 
 @dataclass(frozen=True)
 class GetAttr:
+    """``obj.name``."""
+
     obj: Expr
     name: str
     line: int
@@ -88,6 +98,8 @@ class GetAttr:
 
 @dataclass(frozen=True)
 class Index:
+    """``obj[key]``."""
+
     obj: Expr
     key: Expr
     line: int
@@ -95,12 +107,16 @@ class Index:
 
 @dataclass(frozen=True)
 class Splat:
+    """``obj[*]`` / ``obj.*``."""
+
     obj: Expr
     line: int
 
 
 @dataclass(frozen=True)
 class Call:
+    """``name(args...)``, ``expand_last`` for ``f(list...)``."""
+
     name: str
     args: tuple[Expr, ...]
     line: int
@@ -109,6 +125,8 @@ class Call:
 
 @dataclass(frozen=True)
 class Cond:
+    """``cond ? if_true : if_false``."""
+
     cond: Expr
     if_true: Expr
     if_false: Expr
@@ -117,6 +135,8 @@ class Cond:
 
 @dataclass(frozen=True)
 class BinOp:
+    """``left op right``."""
+
     op: str
     left: Expr
     right: Expr
@@ -125,6 +145,8 @@ class BinOp:
 
 @dataclass(frozen=True)
 class UnOp:
+    """``!x`` / ``-x``."""
+
     op: str
     operand: Expr
     line: int
@@ -132,6 +154,8 @@ class UnOp:
 
 @dataclass(frozen=True)
 class ForExpr:
+    """``[for v in c : e if cond]`` or ``{for k, v in c : ke => ve}``."""
+
     key_var: str | None
     value_var: str
     collection: Expr
@@ -173,6 +197,8 @@ Expr = Union[
 
 @dataclass(frozen=True)
 class Attribute:
+    """``name = expr`` in a body, with its line span."""
+
     name: str
     expr: Expr
     line: int
@@ -181,6 +207,8 @@ class Attribute:
 
 @dataclass(frozen=True)
 class Block:
+    """``type "label" ... { body }``, with its line span."""
+
     type: str
     labels: tuple[str, ...]
     body: Body
@@ -190,6 +218,8 @@ class Block:
 
 @dataclass(frozen=True)
 class Body:
+    """A block's attributes and nested blocks."""
+
     attrs: dict[str, Attribute] = field(default_factory=dict)
     blocks: tuple[Block, ...] = ()
     duplicates: tuple[tuple[str, int], ...] = ()  # (attribute, line) redefined; last one wins

@@ -33,6 +33,8 @@ Handler = Callable[["Module", Decl, Evaluator, str, Any], None]
 
 @dataclass(frozen=True)
 class RegistryModule:
+    """A registry module finlint models: what it reads and the handler that reads it."""
+
     source: str  # registry address, with ``//modules/<name>`` for a sub-module
     reads: str  # what is modelled, for the docs
     load: Handler
