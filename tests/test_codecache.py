@@ -55,7 +55,7 @@ _PROBE = """
 import sys
 from finlint import codecache
 codecache.install()
-before = len(codecache._codes)
+before = len(codecache._stored)
 import finlint.ir
 print(before, codecache._state["new"])
 """

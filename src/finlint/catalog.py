@@ -72,13 +72,16 @@ def _labels(spec: InstanceSpec) -> dict[str, Any]:
 def _data() -> dict[str, Any]:
     path = Path(__file__).with_name("data") / "instances.json"
     if path.is_file():  # an installed package or a checkout: no importlib.resources (~8 ms of imports)
-        text = path.read_text("utf-8")
-    else:  # pragma: no cover - a zipped install
-        from importlib import resources
+        from finlint.usercache import json_file
 
-        text = resources.files("finlint.data").joinpath("instances.json").read_text("utf-8")
-    data: dict[str, Any] = json.loads(text)
-    return data
+        data: dict[str, Any] = json_file(path)
+        return data
+    from importlib import resources  # pragma: no cover - a zipped install
+
+    loaded: dict[str, Any] = json.loads(
+        resources.files("finlint.data").joinpath("instances.json").read_text("utf-8")
+    )
+    return loaded
 
 
 @lru_cache(maxsize=1)

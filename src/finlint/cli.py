@@ -54,8 +54,10 @@ class _Main(click.Group):
     and the runner's usage errors into click's."""
 
     def invoke(self, ctx: click.Context) -> Any:
+        from finlint import startup
         from finlint.loaders import LoaderUnavailable
 
+        startup.resume_gc()  # paused by the console script while modules load
         try:
             return super().invoke(ctx)
         except LoaderUnavailable as exc:

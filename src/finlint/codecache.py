@@ -8,8 +8,9 @@ definition, so its compiled code object can be reused: ``install`` gives the ``d
 module an ``exec`` that compiles a source text once, remembers the code object, and runs it
 exactly as the builtin would (same text, same ``<string>`` file name, no inherited
 ``__future__`` flags). The code objects are stored with :mod:`marshal` in the user's cache
-directory (:mod:`finlint.usercache`), one file per Python build, written at exit only when
-something new was compiled. A missing, foreign or unreadable file is a miss, never an error.
+directory (:mod:`finlint.usercache`), one file per Python build, each entry unmarshalled only
+when its text comes up, and the file is written at exit only when something new was compiled.
+A missing, foreign or unreadable file is a miss, never an error.
 
 Only the command line installs it (``finlint.entry``); importing finlint as a library changes
 nothing in the host process.
@@ -32,6 +33,9 @@ from finlint.usercache import cache_dir, trusted, write_private
 MAX_ENTRIES = 5000
 
 _codes: dict[str, CodeType] = {}
+#: what the file holds: source text -> marshalled code, unmarshalled only when that text comes
+#: up (the cache serves every command, and a scan needs about half of its entries)
+_stored: dict[str, bytes] = {}
 _used: set[str] = set()  # the texts this run asked for: what a cache that outgrew its cap keeps
 _state: dict[str, Any] = {"path": None, "new": 0}
 
@@ -47,11 +51,24 @@ def cached_exec(source: Any, globals: Any = None, locals: Any = None, /) -> None
         _used.add(source)
         code = _codes.get(source)
         if code is None:
-            code = compile(source, "<string>", "exec", dont_inherit=True)
-            _codes[source] = code
-            _state["new"] += 1
+            code = _load(source)
         source = code
     exec(source, globals, locals)  # noqa: S102 - the dataclasses module's own generated code
+
+
+def _load(source: str) -> CodeType:
+    stored = _stored.get(source)
+    code = None
+    if stored is not None:
+        try:
+            code = marshal.loads(stored)
+        except (ValueError, EOFError, TypeError):
+            code = None
+    if not isinstance(code, CodeType):
+        code = compile(source, "<string>", "exec", dont_inherit=True)
+        _state["new"] += 1
+    _codes[source] = code
+    return code
 
 
 def install() -> None:
@@ -62,7 +79,7 @@ def install() -> None:
     if where is not None:
         path = where / _file_name()
         _state["path"] = path
-        _codes.update(_read(path))
+        _stored.update(_read(path))
         atexit.register(save)
     dataclasses.exec = cached_exec  # type: ignore[attr-defined]  # a module global shadows the builtin
 
@@ -73,7 +90,7 @@ def uninstall() -> None:
         del dataclasses.exec  # type: ignore[attr-defined]
 
 
-def _read(path: Path) -> dict[str, CodeType]:
+def _read(path: Path) -> dict[str, bytes]:
     try:
         if not (path.is_file() and trusted(path)):
             return {}
@@ -82,7 +99,7 @@ def _read(path: Path) -> dict[str, CodeType]:
         return {}
     if not isinstance(data, dict):
         return {}
-    return {k: v for k, v in data.items() if isinstance(k, str) and isinstance(v, CodeType)}
+    return {k: v for k, v in data.items() if isinstance(k, str) and isinstance(v, bytes)}
 
 
 def save() -> None:
@@ -90,6 +107,8 @@ def save() -> None:
     path = _state["path"]
     if path is None or not _state["new"]:
         return
-    codes = _codes if len(_codes) <= MAX_ENTRIES else {k: _codes[k] for k in _used if k in _codes}
-    write_private(path.parent, path, marshal.dumps(codes))
+    entries = {**_stored, **{text: marshal.dumps(code) for text, code in _codes.items()}}
+    if len(entries) > MAX_ENTRIES:
+        entries = {text: entries[text] for text in _used if text in entries}
+    write_private(path.parent, path, marshal.dumps(entries))
     _state["new"] = 0

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any, NoReturn
 
-from finlint import selector
+from finlint import selector, startup
 from finlint.engine import Policy, PolicyError
 from finlint.errors import ReportWriteError, UsageError
 
@@ -264,6 +264,7 @@ def scan(
         [path for _, path in targets if path is not None] + [p for p in (baseline, write_baseline) if p],
     )
     run.options.context = not no_context
+    startup.resume_gc()  # the command's imports are done; a scan of a large tree needs collection
     result = cost_guard(lambda: with_progress(run.options, lambda: lint(run.options, run.policies)))
     comparison = None
     known = baseline or (run.config.baseline if write_baseline is None else None)

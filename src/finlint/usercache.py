@@ -11,6 +11,7 @@ import os
 import stat
 import sys
 from pathlib import Path
+from typing import Any
 
 
 def cache_dir() -> Path | None:
@@ -48,3 +49,30 @@ def write_private(where: Path, path: Path, data: bytes) -> None:
         os.replace(tmp, path)
     except OSError:
         pass
+
+
+def json_file(path: Path) -> Any:
+    """The parsed JSON of one of finlint's own data files (the instance catalog, the pricing
+    snapshot), from a :mod:`marshal` copy in the cache while the file is unchanged: parsing the
+    48 KB of JSON was 2.6 % of a one-file run, loading the copy a third of that. The copy's key
+    is the file's path, size and mtime and the Python version; anything else is a miss."""
+    import json
+    import marshal
+    import zlib
+
+    info = path.stat()
+    key = f"{path.resolve()}:{info.st_size}:{info.st_mtime_ns}:{sys.version}"
+    where = cache_dir()
+    if where is None:
+        return json.loads(path.read_text("utf-8"))
+    cached = where / f"data-{zlib.crc32(key.encode()):08x}.marshal"
+    try:
+        if cached.is_file() and trusted(cached):
+            stored_key, data = marshal.loads(cached.read_bytes())
+            if stored_key == key:
+                return data
+    except Exception:  # noqa: BLE001 - a broken copy is a miss
+        pass
+    data = json.loads(path.read_text("utf-8"))
+    write_private(where, cached, marshal.dumps((key, data)))  # JSON values always marshal
+    return data

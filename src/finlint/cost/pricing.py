@@ -199,13 +199,16 @@ def _entry(val: Any, source: str, date: str, conf: str, where: str, short: str) 
 def _snapshot_raw() -> dict[str, Any]:
     path = Path(__file__).resolve().parents[1] / "data" / "pricing.json"
     if path.is_file():  # an installed package or a checkout: no importlib.resources (~10 ms of imports)
-        text = path.read_text("utf-8")
-    else:  # pragma: no cover - a zipped install
-        from importlib import resources
+        from finlint.usercache import json_file
 
-        text = resources.files("finlint.data").joinpath("pricing.json").read_text("utf-8")
-    data: dict[str, Any] = json.loads(text)
-    return data
+        data: dict[str, Any] = json_file(path)
+        return data
+    from importlib import resources  # pragma: no cover - a zipped install
+
+    loaded: dict[str, Any] = json.loads(
+        resources.files("finlint.data").joinpath("pricing.json").read_text("utf-8")
+    )
+    return loaded
 
 
 def snapshot_meta() -> dict[str, Any]:
