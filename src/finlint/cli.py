@@ -33,15 +33,12 @@ from finlint.runner import (
     EXIT_FINDINGS,
     EXIT_OK,
     EXIT_USAGE,
-    check_writable,
     cost_guard,
     cost_settings,
-    emit_reports,
     jobs_for,
     limits_for,
     load_policies_or_exit,
     parse_vars,
-    prepare,
     progress_printer,
     with_progress,
 )
@@ -167,85 +164,11 @@ def diff_cmd(**params: Any) -> None:
     BASE_REF is checked out into a temporary git worktree; your checkout is not touched. Only
     new findings fail the run.
     """
+    if not _fail_on_given():
+        params["fail_on"] = None  # the config's, else the default
     with _usage_errors():
-        _diff(**params)
-
-
-def _diff(
-    base_ref: str,
-    paths: tuple[Path, ...],
-    formats: tuple[str, ...],
-    outputs: tuple[Path, ...],
-    fail_on: str,
-    select: tuple[str, ...],
-    ignore: tuple[str, ...],
-    policy_dir: tuple[Path, ...],
-    exclude: tuple[str, ...],
-    var_file: tuple[Path, ...],
-    tf_vars: tuple[str, ...],
-    helm_values: tuple[Path, ...],
-    max_file_mb: float | None,
-    max_yaml_nodes: int | None,
-    quiet: bool,
-    jobs: int | None,
-    usage_file: Path | None,
-    region: str | None,
-    pricing: Path | None,
-    max_monthly_usd: float | None,
-    config_file: Path | None,
-    exit_zero: bool,
-    no_context: bool,
-) -> None:
-    """The body of ``diff``."""
-    from finlint import diff
-    from finlint.outputs import plan
-    from finlint.reporters import ReportContext
-    from finlint.scan import lint
-
-    targets = plan(formats, outputs, _raw_args())
-    check_writable([path for _, path in targets])
-    absolute = [p.resolve() if p is not None else None for p in (usage_file, pricing)]  # same in both trees
-    run = prepare(
-        paths,
-        select,
-        ignore,
-        tuple(d.resolve() for d in policy_dir),
-        exclude,
-        config_file,
-        fail_on if _fail_on_given() else None,
-        max_monthly_usd,
-        cost_settings(absolute[0], region, absolute[1]),
-        # var files resolved now: the same files are used for both trees
-        {
-            "tf_var_files": [f.resolve() for f in var_file],
-            "tf_vars": parse_vars(tf_vars),
-            "helm_values": [f.resolve() for f in helm_values],
-        },
-        (max_file_mb, max_yaml_nodes, quiet, jobs),
-        [path.resolve() for _, path in targets if path is not None],
-    )
-    run.options.context = not no_context
-    try:
-        result, comparison = cost_guard(
-            lambda: with_progress(
-                run.options, lambda: diff.run(base_ref, run.options, lambda o: lint(o, run.policies))
-            )
-        )
-    except diff.DiffError as exc:
-        click.echo(f"finlint: error: {exc}", err=True)
-        sys.exit(EXIT_USAGE)
-    use_color = any(path is None for _, path in targets) and sys.stdout.isatty()
-    context = ReportContext(
-        fail_on=run.fail_on,
-        color=use_color,
-        max_monthly_usd=run.max_monthly_usd,
-        engine=run.options.engine,
-        comparison=comparison,
-        cost_settings=run.options.cost_settings,
-    )
-    emit_reports(result, context, targets)
-    code = result.exit_code(run.fail_on, run.max_monthly_usd)
-    sys.exit(EXIT_OK if exit_zero else code)
+        code = runner.diff(**params, raw_args=_raw_args())
+    sys.exit(code)
 
 
 @main.command()

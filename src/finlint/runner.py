@@ -292,3 +292,82 @@ def scan(
     emit_reports(result, context, targets)
     code = EXIT_OK if write_baseline is not None else result.exit_code(run.fail_on, run.max_monthly_usd)
     return EXIT_OK if exit_zero else code
+
+
+def diff(
+    *,
+    base_ref: str,
+    paths: tuple[Path, ...],
+    formats: tuple[str, ...],
+    outputs: tuple[Path, ...],
+    fail_on: str | None,
+    select: tuple[str, ...],
+    ignore: tuple[str, ...],
+    policy_dir: tuple[Path, ...],
+    exclude: tuple[str, ...],
+    var_file: tuple[Path, ...],
+    tf_vars: tuple[str, ...],
+    helm_values: tuple[Path, ...],
+    max_file_mb: float | None,
+    max_yaml_nodes: int | None,
+    quiet: bool,
+    jobs: int | None,
+    usage_file: Path | None,
+    region: str | None,
+    pricing: Path | None,
+    max_monthly_usd: float | None,
+    config_file: Path | None,
+    exit_zero: bool,
+    no_context: bool,
+    raw_args: list[str] | None,
+) -> int:
+    """``finlint diff``: the exit code (only new findings count). ``fail_on`` and ``raw_args``
+    as for :func:`scan`."""
+    from finlint import diff as diffs
+    from finlint.outputs import plan
+    from finlint.reporters import ReportContext
+    from finlint.scan import lint
+
+    targets = plan(formats, outputs, raw_args)
+    check_writable([path for _, path in targets])
+    absolute = [p.resolve() if p is not None else None for p in (usage_file, pricing)]  # same in both trees
+    run = prepare(
+        paths,
+        select,
+        ignore,
+        tuple(d.resolve() for d in policy_dir),
+        exclude,
+        config_file,
+        fail_on,
+        max_monthly_usd,
+        cost_settings(absolute[0], region, absolute[1]),
+        # var files resolved now: the same files are used for both trees
+        {
+            "tf_var_files": [f.resolve() for f in var_file],
+            "tf_vars": parse_vars(tf_vars),
+            "helm_values": [f.resolve() for f in helm_values],
+        },
+        (max_file_mb, max_yaml_nodes, quiet, jobs),
+        [path.resolve() for _, path in targets if path is not None],
+    )
+    run.options.context = not no_context
+    try:
+        result, comparison = cost_guard(
+            lambda: with_progress(
+                run.options, lambda: diffs.run(base_ref, run.options, lambda o: lint(o, run.policies))
+            )
+        )
+    except diffs.DiffError as exc:
+        fail(str(exc))
+    use_color = any(path is None for _, path in targets) and sys.stdout.isatty()
+    context = ReportContext(
+        fail_on=run.fail_on,
+        color=use_color,
+        max_monthly_usd=run.max_monthly_usd,
+        engine=run.options.engine,
+        comparison=comparison,
+        cost_settings=run.options.cost_settings,
+    )
+    emit_reports(result, context, targets)
+    code = result.exit_code(run.fail_on, run.max_monthly_usd)
+    return EXIT_OK if exit_zero else code
