@@ -223,3 +223,26 @@ def test_a_one_file_scan_does_not_import_click(tmp_path: Path) -> None:
     )
     assert '"FIN201"' in proc.stdout
     assert proc.stderr.strip().splitlines()[-1] == "False"
+
+
+def test_a_reader_that_leaves_early_gets_exit_1_and_no_traceback(tmp_path: Path) -> None:
+    """``finlint scan | head``: a report larger than the pipe's buffer meets a closed pipe."""
+    for i in range(40):
+        (tmp_path / f"t{i}.yaml").write_text(ONE.read_text(encoding="utf-8"), encoding="utf-8")
+    for entry in ("entry", "cli"):
+        read, write = os.pipe()
+        os.close(read)
+        try:
+            call = "main()" if entry == "entry" else "main(prog_name='finlint')"
+            proc = subprocess.run(
+                [sys.executable, "-c", f"from finlint.{entry} import main; {call}", "scan", "."],
+                cwd=tmp_path,
+                stdout=write,
+                stderr=subprocess.PIPE,
+                text=True,
+                timeout=120,
+                check=False,
+            )
+        finally:
+            os.close(write)
+        assert (proc.returncode, proc.stderr) == (1, ""), entry

@@ -76,6 +76,16 @@ def _fast_scan(argv: list[str]) -> int | None:
     except KeyboardInterrupt:
         print("Aborted!", file=sys.stderr)  # as click says it
         return 1
+    except BrokenPipeError:  # `finlint scan | head`: the reader left; exit 1, no traceback (as click)
+        _quiet_stdout()
+        return 1
+
+
+def _quiet_stdout() -> None:
+    """Whatever is still buffered for a closed pipe goes nowhere (the final flush cannot fail)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
 
 
 def _exit(code: int) -> None:
@@ -89,7 +99,8 @@ def _exit(code: int) -> None:
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
-        except BrokenPipeError:  # `finlint scan | head`: the reader left; no traceback
+        except BrokenPipeError:  # the reader left: no traceback
+            _quiet_stdout()
             code = code or 1
         except (OSError, ValueError):
             pass
