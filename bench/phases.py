@@ -80,6 +80,11 @@ def main() -> int:
     parser.add_argument("tree", nargs="?")
     parser.add_argument("--jobs", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument(
+        "--ceiling",
+        action="store_true",
+        help="also time N CPU-bound processes each round (N: the largest --jobs)",
+    )
     parser.add_argument("--child", nargs=3, metavar=("TREE", "JOBS", "OUT"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -88,6 +93,8 @@ def main() -> int:
     if not args.tree:
         parser.error("the tree to scan is required")
     runs: dict[int, list[dict[str, float]]] = {jobs: [] for jobs in args.jobs}
+    one: list[float] = []
+    many: list[float] = []
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "out.json")
         for _ in range(args.repeat):
@@ -95,11 +102,44 @@ def main() -> int:
                 cmd = [sys.executable, __file__, "--child", str(Path(args.tree)), str(jobs), out]
                 done = subprocess.run(cmd, check=True, capture_output=True, text=True)
                 runs[jobs].append(json.loads(done.stdout.strip().splitlines()[-1]))
-    print(f"{'phase':<18}" + "".join(f"{'--jobs ' + str(j):>12}" for j in args.jobs))
+            if args.ceiling:
+                one.append(_burn(1))
+                many.append(_burn(max(args.jobs)))
+    print(f"{'phase (median/best)':<20}" + "".join(f"{'--jobs ' + str(j):>16}" for j in args.jobs))
     for phase in PHASES:
-        cells = [statistics.median(r.get(phase, 0.0) for r in runs[j]) for j in args.jobs]
-        print(f"{phase:<18}" + "".join(f"{c:>12.3f}" for c in cells))
+        cells = [
+            f"{statistics.median(r.get(phase, 0.0) for r in runs[j]):.3f}/{min(r.get(phase, 0.0) for r in runs[j]):.3f}"
+            for j in args.jobs
+        ]
+        print(f"{phase:<20}" + "".join(f"{c:>16}" for c in cells))
+    best = {j: min(r["total"] for r in runs[j]) for j in args.jobs}
+    first = args.jobs[0]
+    for j in args.jobs[1:]:
+        median = statistics.median(r["total"] for r in runs[first]) / statistics.median(
+            r["total"] for r in runs[j]
+        )
+        print(
+            f"--jobs {first} / --jobs {j}: {median:.2f}x (medians), {best[first] / best[j]:.2f}x (best runs)"
+        )
+    if args.ceiling:
+        n = max(args.jobs)
+        ratio = n * statistics.median(one) / statistics.median(many)
+        print(
+            f"{n} independent CPU-bound processes: {ratio:.2f}x (medians), "
+            f"{n * min(one) / min(many):.2f}x (best)"
+        )
     return 0
+
+
+BURN = "x = 0\nfor i in range(3_000_000):\n    x += i * i % 7\n"
+
+
+def _burn(n: int) -> float:
+    start = time.perf_counter()
+    procs = [subprocess.Popen([sys.executable, "-c", BURN]) for _ in range(n)]
+    for proc in procs:
+        proc.wait()
+    return time.perf_counter() - start
 
 
 if __name__ == "__main__":

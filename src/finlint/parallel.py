@@ -21,6 +21,7 @@ loader that cannot be imported still fails the run (exit 2), as in a serial scan
 
 from __future__ import annotations
 
+import gc
 import importlib
 import os
 import sys
@@ -33,8 +34,6 @@ from finlint.ir import LoadResult
 from finlint.loaders import LoaderUnavailable
 
 if TYPE_CHECKING:
-    from concurrent.futures import Future
-
     from finlint.engine import EngineConfig, Policy, Undetermined
     from finlint.engine.run import Tagged
     from finlint.finding import Finding
@@ -69,18 +68,19 @@ def _init(options: ScanOptions) -> None:
 
 
 def _run_chunk(paths: list[Path]) -> tuple[list[Loaded], list[str]]:
-    """What the pool is handed (by name): it calls whatever ``_load_chunk`` is in the worker."""
-    return _load_chunk(paths)
+    """What the pool is handed (by name): the chunk's results (loaded by whatever
+    ``_load_chunk`` is in the worker) and the loader modules the worker has imported (the main
+    process imports them too, so every loader that made records gets its whole-scan
+    ``finalize``)."""
+    assert _options is not None
+    loaded = _load_chunk(paths, _options)
+    return loaded, sorted(m for m in sys.modules if m.startswith("finlint.loaders."))
 
 
-def _load_chunk(paths: list[Path]) -> tuple[list[Loaded], list[str]]:
-    """The chunk's results and the loader modules the worker has imported (the main process
-    imports them too, so every loader that made records gets its whole-scan ``finalize``)."""
+def _load_chunk(paths: list[Path], options: ScanOptions) -> list[Loaded]:
     from finlint.scan import load_file
 
-    assert _options is not None
-    loaded = [load_file(path, _options) for path in paths]
-    return loaded, sorted(m for m in sys.modules if m.startswith("finlint.loaders."))
+    return [load_file(path, options) for path in paths]
 
 
 def _preload(paths: list[Path]) -> None:
@@ -114,21 +114,42 @@ def load_files(paths: list[Path], options: ScanOptions) -> Iterator[Loaded]:
     context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
     if context.get_start_method() == "fork":
         _preload(paths)  # imported once here, inherited by every forked worker
-    with ProcessPoolExecutor(jobs, mp_context=context, initializer=_init, initargs=(worker_options,)) as pool:
-        futures: list[Future[tuple[list[Loaded], list[str]]]] = [
-            pool.submit(_run_chunk, chunk) for chunk in chunks
-        ]
-        for chunk, future in zip(chunks, futures, strict=True):
-            try:
-                loaded, modules = future.result()
-            except LoaderUnavailable:
-                raise
-            except Exception:  # noqa: BLE001 - the chunk is loaded again here, never lost
-                loaded, modules = [load_file(path, options) for path in chunk], []
-            for name in modules:
-                if name not in sys.modules:
-                    importlib.import_module(name)
-            yield from loaded
+    gc.freeze()  # forked workers leave the inherited objects alone: no collections walk them
+    try:
+        with ProcessPoolExecutor(
+            jobs - 1, mp_context=context, initializer=_init, initargs=(worker_options,)
+        ) as pool:
+            # the workers take chunks from the end, this process from the start, until they meet
+            futures = {i: pool.submit(_run_chunk, chunks[i]) for i in reversed(range(len(chunks)))}
+            for i, chunk in enumerate(chunks):
+                future = futures.pop(i)
+                if future.cancel():  # no worker has started it: this process loads it
+                    yield from _here(chunk, options)
+                    continue
+                try:
+                    loaded, modules = future.result()
+                except LoaderUnavailable:
+                    raise
+                except Exception:  # noqa: BLE001 - the chunk is loaded again here, never lost
+                    loaded, modules = [load_file(path, options) for path in chunk], []
+                for name in modules:
+                    if name not in sys.modules:
+                        importlib.import_module(name)
+                yield from loaded
+    finally:
+        gc.unfreeze()
+
+
+def _here(chunk: list[Path], options: ScanOptions) -> list[Loaded]:
+    """A chunk loaded in this process (as a worker would, and again file by file if that fails)."""
+    from finlint.scan import load_file
+
+    try:
+        return _load_chunk(chunk, options)
+    except LoaderUnavailable:
+        raise
+    except Exception:  # noqa: BLE001 - as for a worker's chunk: loaded again, never lost
+        return [load_file(path, options) for path in chunk]
 
 
 def run_policies(
@@ -151,36 +172,54 @@ def run_policies(
         return engine.run_policies(policies, records, config, undetermined)
     global _engine_input
     _engine_input = (policies, records, config, undetermined is not None)
-    # every jobs-th record: each process gets its share of every kind (a file's records are
-    # next to each other, so contiguous slices would give one process all the Karpenter pools)
-    slices = [range(i, len(records), jobs) for i in range(jobs)]
+    slices = _deal(records, jobs)  # this process evaluates the first, forked ones the others
+    gc.freeze()  # forked processes leave the inherited records alone: no collections walk them
     try:
-        with multiprocessing.get_context("fork").Pool(jobs) as pool:
-            parts = pool.map(_run_slice, slices)
+        with multiprocessing.get_context("fork").Pool(jobs - 1) as pool:
+            pending = pool.map_async(_run_slice, slices[1:])
+            parts = [_evaluate_slice(slices[0]), *pending.get()]
     except Exception:  # noqa: BLE001 - a worker that died or a result that cannot be sent back
         return engine.run_policies(policies, records, config, undetermined)
     finally:
         _engine_input = None
+        gc.unfreeze()
     tagged = sorted((item for part in parts for item in part), key=lambda item: item[0])
     for (_, _, index), item in tagged:
-        if isinstance(item, Finding):
+        if isinstance(item, Finding) and item.record is None:
             item.record = records[index]  # sent back without it: the records here are the ones
     return engine.collect(tagged, undetermined)
 
 
-def _run_slice(indices: range) -> list[Tagged]:
-    """What the pool is handed (by name): it calls whatever ``_evaluate_slice`` is in the worker."""
-    return _evaluate_slice(indices)
+def _deal(records: list[Record], parts: int) -> list[list[int]]:
+    """The records' indices dealt into ``parts`` shares, kind by kind: each share gets every
+    ``parts``-th record of each kind. (Every ``parts``-th record overall is not enough: a file's
+    records sit next to each other, so with a notebook and its file system in each template,
+    one share got every notebook.)"""
+    by_kind: dict[str, list[int]] = {}
+    for index, record in enumerate(records):
+        by_kind.setdefault(record.KIND, []).append(index)
+    shares: list[list[int]] = [[] for _ in range(parts)]
+    for indices in by_kind.values():
+        for share in range(parts):
+            shares[share].extend(indices[share::parts])
+    return shares
 
 
-def _evaluate_slice(indices: range) -> list[Tagged]:
-    from finlint.engine import run as engine
+def _run_slice(indices: list[int]) -> list[Tagged]:
+    """What the pool is handed (by name): it calls whatever ``_evaluate_slice`` is in the
+    worker, and sends the findings back without their records (this process has them)."""
     from finlint.finding import Finding
+
+    tagged = _evaluate_slice(indices)
+    for _, item in tagged:
+        if isinstance(item, Finding):
+            item.record = None  # pickling the record would copy it
+    return tagged
+
+
+def _evaluate_slice(indices: list[int]) -> list[Tagged]:
+    from finlint.engine import run as engine
 
     assert _engine_input is not None
     policies, records, config, want_undetermined = _engine_input
-    tagged = engine.evaluate_records(policies, records, config, indices, want_undetermined)
-    for _, item in tagged:
-        if isinstance(item, Finding):
-            item.record = None  # the main process has the record; pickling it would copy it
-    return tagged
+    return engine.evaluate_records(policies, records, config, indices, want_undetermined)
