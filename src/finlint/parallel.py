@@ -1,31 +1,38 @@
-"""``--jobs N``: parse files and evaluate rules in parallel processes, with output identical to
-``--jobs 1``.
+"""``--jobs N``: parse files and evaluate rules in N processes (this one and N-1 others),
+with output identical to ``--jobs 1``.
 
 Each file is independent until linking, so the per-file loaders (YAML/JSON documents, SDK
-scripts and notebooks) run in worker processes on chunks of the sorted file list; results come
-back in that order, so records, errors and notices are in exactly the order a serial run
-produces and everything after loading (linking, rules, pricing, reports) is unchanged.
-Directory loaders (Terraform) stay in the main process.
+scripts and notebooks) run on chunks of the sorted file list. Discovery feeds the chunks to
+N-1 worker processes as it finds them (the workers start while it is still walking the
+tree); once it is done, this process loads chunks from the end of the list that no worker
+has started, until it meets the workers. Results are taken in list order, so records, errors
+and notices are in exactly the order a serial run produces and everything after loading
+(linking, rules, pricing, reports) is unchanged. Directory loaders (Terraform) stay in this
+process.
 
 Rules run after linking, over every record at once. With many records (:data:`MIN_RECORDS`)
-and ``fork`` available, forked processes inherit the linked records (nothing is sent to them)
-and each evaluates the policy pack over every N-th record; results come back tagged with
-their place in the serial order and are merged into exactly that order, their findings
-re-attached to this process's records.
+and ``fork`` available, the record indices are dealt into N shares kind by kind (each share
+gets every N-th record of each kind, so every process gets its part of the expensive kinds);
+this process evaluates one share while N-1 forked processes, which inherit the linked records
+(nothing is sent to them), evaluate the others. Results come back tagged with their place in
+the serial order and are merged into exactly that order, their findings re-attached to this
+process's records. The heap is frozen (``gc.freeze``) before forking, so the children's
+collections neither walk nor copy the inherited objects.
 
 Small scans stay serial: a worker costs a process and its imports, which only pays off from a
 few hundred files (:data:`MIN_FILES`). A chunk that fails in a worker (it cannot be sent back,
-a worker died) is loaded again in the main process, so parallelism can never lose a file; a
-loader that cannot be imported still fails the run (exit 2), as in a serial scan.
+a worker died) or here is loaded again file by file in this process, so parallelism can never
+lose a file; a loader that cannot be imported still fails the run (exit 2), as in a serial scan.
 """
 
 from __future__ import annotations
 
 import gc
 import importlib
+import itertools
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -34,6 +41,8 @@ from finlint.ir import LoadResult
 from finlint.loaders import LoaderUnavailable
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
+
     from finlint.engine import EngineConfig, Policy, Undetermined
     from finlint.engine.run import Tagged
     from finlint.finding import Finding
@@ -94,17 +103,28 @@ def _preload(paths: list[Path]) -> None:
             spec.load()
 
 
-def load_files(paths: list[Path], options: ScanOptions) -> Iterator[Loaded]:
-    """``(display path, lines or None, LoadResult)`` per file, in the order of ``paths``."""
+def load_files(paths: Iterable[Path], options: ScanOptions) -> Iterator[Loaded]:
+    """``(display path, lines or None, LoadResult)`` per file, in the order of ``paths``.
+
+    ``paths`` may be a generator (discovery): in a parallel scan the workers start on the
+    first chunks while it is still running. Nothing is yielded before it is exhausted."""
     from finlint.scan import load_file
 
     jobs = min(options.jobs, default_jobs() * 4)
-    if jobs <= 1 or len(paths) < MIN_FILES:
-        for path in paths:
+    stream = iter(paths)
+    head = list(itertools.islice(stream, MIN_FILES)) if jobs > 1 else list(stream)
+    if jobs <= 1 or len(head) < MIN_FILES:
+        for path in head:
             yield load_file(path, options)
         return
-    size = max(1, min(MAX_CHUNK, len(paths) // (jobs * 4) or 1))
-    chunks = [paths[i : i + size] for i in range(0, len(paths), size)]
+    yield from _load_in_pool(head, stream, jobs, options)
+
+
+def _load_in_pool(
+    head: list[Path], rest: Iterator[Path], jobs: int, options: ScanOptions
+) -> Iterator[Loaded]:
+    from finlint.scan import load_file
+
     # Workers get what loading needs: no progress stream, no cost settings (not picklable).
     worker_options = replace(options, progress=None, cost_settings=None)
     import multiprocessing  # only here: a serial scan does not pay for these imports
@@ -113,18 +133,36 @@ def load_files(paths: list[Path], options: ScanOptions) -> Iterator[Loaded]:
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
     if context.get_start_method() == "fork":
-        _preload(paths)  # imported once here, inherited by every forked worker
+        _preload(head)  # imported once here, inherited by every forked worker
     gc.freeze()  # forked workers leave the inherited objects alone: no collections walk them
     try:
         with ProcessPoolExecutor(
             jobs - 1, mp_context=context, initializer=_init, initargs=(worker_options,)
         ) as pool:
-            # the workers take chunks from the end, this process from the start, until they meet
-            futures = {i: pool.submit(_run_chunk, chunks[i]) for i in reversed(range(len(chunks)))}
-            for i, chunk in enumerate(chunks):
-                future = futures.pop(i)
-                if future.cancel():  # no worker has started it: this process loads it
-                    yield from _here(chunk, options)
+            chunks: list[list[Path]] = []
+            futures: list[Future[tuple[list[Loaded], list[str]]]] = []
+            chunk: list[Path] = []
+            for found, path in enumerate(itertools.chain(head, rest), 1):  # discovery goes on here
+                chunk.append(path)
+                # chunks grow with the files found: large enough to amortise the round trip,
+                # small enough that the last ones balance the load
+                if len(chunk) >= min(MAX_CHUNK, max(1, found // (jobs * 4))):
+                    chunks.append(chunk)
+                    futures.append(pool.submit(_run_chunk, chunk))
+                    chunk = []
+            if chunk:
+                chunks.append(chunk)
+                futures.append(pool.submit(_run_chunk, chunk))
+            # The workers take chunks in order; this process takes them from the end, each one
+            # no worker has started (once a worker has started one, all before it are taken).
+            here: dict[int, list[Loaded]] = {}
+            for i in reversed(range(len(chunks))):
+                if not futures[i].cancel():
+                    break
+                here[i] = _here(chunks[i], options)
+            for i, (chunk, future) in enumerate(zip(chunks, futures, strict=True)):
+                if i in here:
+                    yield from here.pop(i)
                     continue
                 try:
                     loaded, modules = future.result()

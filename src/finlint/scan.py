@@ -12,7 +12,7 @@ import sys
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from finlint import context, loaders, parallel
 from finlint.discovery import Limits, claimed_by_content, read_text
@@ -187,53 +187,61 @@ def load_paths(
     show = partial(display_path, root=options.display_root)
     progress = options.progress or (lambda *_: None)
     progress("finding files")
-    found = list(
-        discover(
-            options.paths,
-            options.exclude,
-            result.errors,
-            result.notices,
-            options.skip_files,
-            options.display_root,
-        )
-    )
-    given = set(found)
-    if plan is not None:
-        plan.given.update(show(p) for p in found)
-        context_errors: list[LoadError] = []  # a vanished context path is not the user's problem
-        found += [
-            p
-            for p in discover(
-                plan.paths, options.exclude, context_errors, None, options.skip_files, options.display_root
-            )
-            if show(p) not in plan.given
-        ]
+    found: list[Path] = []
     files: list[Path] = []
     trees: dict[Path, tuple[LoaderSpec, Path] | None] = {}
     consumed = _consumed_files(options.loader_options)
     # "run": state the loaders of this one scan share (a notice given once per run)
     options = dataclasses.replace(options, loader_options={**options.loader_options, "run": {}})
-    for path in found:
-        tree = loaders.tree_unit(path, trees)
-        if tree is not None:  # a file of a Helm chart: the chart is the unit
-            directories.setdefault(tree[0], {})[tree[1]] = None
-            continue
-        if consumed and path.absolute() in consumed:  # a values file passed to a renderer
-            continue
-        directory_spec = loaders.spec_for_file(path.name, "directory")
-        if directory_spec is not None:
-            # A directory loader's unit is the directory: a changed main.tf or tfvars file
-            # (pre-commit passes just those) means its whole configuration.
-            directories.setdefault(directory_spec, {})[path.parent] = None
-            if path in given:
-                given_dirs.add(path.parent)
-            continue
-        files.append(path)
-        if path in given:
-            count += 1
-        elif plan is not None:
-            plan.read.add(show(path))
-    for done, (display, lines, loaded) in enumerate(parallel.load_files(files, options)):
+
+    def route(paths: Iterable[Path], given: bool) -> Iterator[Path]:
+        """The per-file loaders' files of ``paths``; the others go to their directory's unit."""
+        nonlocal count
+        for path in paths:
+            found.append(path)
+            tree = loaders.tree_unit(path, trees)
+            if tree is not None:  # a file of a Helm chart: the chart is the unit
+                directories.setdefault(tree[0], {})[tree[1]] = None
+                continue
+            if consumed and path.absolute() in consumed:  # a values file passed to a renderer
+                continue
+            directory_spec = loaders.spec_for_file(path.name, "directory")
+            if directory_spec is not None:
+                # A directory loader's unit is the directory: a changed main.tf or tfvars file
+                # (pre-commit passes just those) means its whole configuration.
+                directories.setdefault(directory_spec, {})[path.parent] = None
+                if given:
+                    given_dirs.add(path.parent)
+                continue
+            files.append(path)
+            if given:
+                count += 1
+            elif plan is not None:
+                plan.read.add(show(path))
+            yield path
+
+    def to_load() -> Iterator[Path]:
+        """Discovery as it goes (a parallel scan's workers start on the first files meanwhile)."""
+        yield from route(
+            discover(
+                options.paths,
+                options.exclude,
+                result.errors,
+                result.notices,
+                options.skip_files,
+                options.display_root,
+            ),
+            given=True,
+        )
+        if plan is not None:
+            plan.given.update(show(p) for p in found)
+            context_errors: list[LoadError] = []  # a vanished context path is not the user's problem
+            context_paths = discover(
+                plan.paths, options.exclude, context_errors, None, options.skip_files, options.display_root
+            )
+            yield from route((p for p in context_paths if show(p) not in plan.given), given=False)
+
+    for done, (display, lines, loaded) in enumerate(parallel.load_files(to_load(), options)):
         progress("parsing", done, len(files))
         if lines is not None:
             texts[display] = lines
