@@ -134,7 +134,7 @@ def scan(
     """
     from finlint.outputs import plan
     from finlint.reporters import ReportContext
-    from finlint.scan import lint
+    from finlint.scan import few_full_collections, lint
 
     targets = plan(formats, outputs, click.get_current_context().meta.get("finlint.raw_args"))
     check_writable([path for _, path in targets] + [write_baseline])
@@ -183,7 +183,8 @@ def scan(
         comparison=comparison,
         cost_settings=run.options.cost_settings,
     )
-    emit_reports(result, context, targets)
+    with few_full_collections():
+        emit_reports(result, context, targets)
     code = EXIT_OK if write_baseline is not None else result.exit_code(run.fail_on, run.max_monthly_usd)
     sys.exit(EXIT_OK if exit_zero else code)
 

@@ -7,8 +7,10 @@ one way: files -> loaders -> IR -> linking -> engine -> cost -> (reporters, in t
 from __future__ import annotations
 
 import dataclasses
+import gc
 import json
 import sys
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -263,6 +265,21 @@ def load_paths(
     return result, count, texts
 
 
+@contextmanager
+def few_full_collections() -> Iterator[None]:
+    """A scan builds objects that live to its end (every record, error, line and finding): a
+    full collection walks all of them, again each time they have grown by a quarter (on the
+    10,000-file tree, two such passes took 0.06-0.09 s). Young collections, which reclaim the
+    parsers' short-lived cycles, go on as usual; full ones wait until the scan is done (the
+    CLI's reports too: they are built from those objects)."""
+    thresholds = gc.get_threshold()
+    gc.set_threshold(thresholds[0], thresholds[1], max(thresholds[2], 1000))
+    try:
+        yield
+    finally:
+        gc.set_threshold(*thresholds)
+
+
 def load_file(path: Path, options: ScanOptions) -> tuple[str, list[str] | None, LoadResult]:
     """One file through its loader: its display path, its lines (None when unreadable) and
     what it loaded. Runs in a worker process under ``--jobs``."""
@@ -350,6 +367,11 @@ def parse_error_findings(
 
 
 def lint(options: ScanOptions, policies: list[Policy] | None = None) -> ScanResult:
+    with few_full_collections():
+        return _lint(options, policies)
+
+
+def _lint(options: ScanOptions, policies: list[Policy] | None) -> ScanResult:
     if policies is None:
         policies = load_policies(options.policy_dirs)
     plan = _context_plan(options)
