@@ -135,6 +135,10 @@ def _load_in_pool(
     if context.get_start_method() == "fork":
         _preload(head)  # imported once here, inherited by every forked worker
     gc.freeze()  # forked workers leave the inherited objects alone: no collections walk them
+    switch = sys.getswitchinterval()
+    # this process parses too, holding the GIL: the pool's threads, which hand the workers their
+    # next chunk and take their results, get it sooner (else a worker can sit idle meanwhile)
+    sys.setswitchinterval(min(switch, 0.0005))
     try:
         with ProcessPoolExecutor(
             jobs - 1, mp_context=context, initializer=_init, initargs=(worker_options,)
@@ -146,7 +150,7 @@ def _load_in_pool(
                 chunk.append(path)
                 # chunks grow with the files found: large enough to amortise the round trip,
                 # small enough that the last ones balance the load
-                if len(chunk) >= min(MAX_CHUNK, max(1, found // (jobs * 4))):
+                if len(chunk) >= min(MAX_CHUNK, max(len(head), found) // (jobs * 4) or 1):
                     chunks.append(chunk)
                     futures.append(pool.submit(_run_chunk, chunk))
                     chunk = []
@@ -175,6 +179,7 @@ def _load_in_pool(
                         importlib.import_module(name)
                 yield from loaded
     finally:
+        sys.setswitchinterval(switch)
         gc.unfreeze()
 
 
