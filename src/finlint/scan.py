@@ -16,7 +16,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
-from finlint import context, loaders, parallel
+from finlint import loaders, parallel
 from finlint.discovery import Limits, claimed_by_content, read_text
 from finlint.discovery import discover as _discover
 from finlint.discovery import display_path as display_path
@@ -29,6 +29,7 @@ from finlint.loaders import DirectoryLoader, DocContext, FileLoader, LoaderSpec
 from finlint.result import ScanResult
 
 if TYPE_CHECKING:
+    from finlint import context
     from finlint.cost.common import CostSettings
 
 SUPPORTED_SUFFIXES = loaders.all_suffixes()
@@ -410,6 +411,8 @@ def _context_plan(options: ScanOptions) -> context.ContextPlan | None:
     files = [p for p in options.paths if p.is_file()]
     if not files:
         return None
+    from finlint import context  # only for given files: a directory scan does not import it
+
     excluded = partial(_excluded, patterns=options.exclude, root=options.display_root)
     return context.plan(files, excluded if options.exclude else None, options.config_file)
 
