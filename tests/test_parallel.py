@@ -138,3 +138,22 @@ def test_a_failed_rule_worker_falls_back_to_one_pass(tree: Path, monkeypatch: py
 
     monkeypatch.setattr(parallel, "_evaluate_slice", broken)
     assert _rules_view(tree, 2, monkeypatch) == serial
+
+
+def test_rule_shares_are_dealt_kind_by_kind() -> None:
+    """Each share gets every N-th record of each kind, whatever their order in the list (one
+    template making a notebook and a file system, next to each other, gave one share every
+    notebook when records were dealt in list order)."""
+    from finlint.ir import FileSystem, Location, Notebook
+
+    at = Location("t.yaml", 1, 1)
+    records = [
+        r
+        for i in range(6)
+        for r in (Notebook(f"nb{i}", at, "cloudformation"), FileSystem(f"fs{i}", at, "cloudformation"))
+    ]
+    shares = parallel._deal(records, 2)
+    assert sorted(i for share in shares for i in share) == list(range(len(records)))
+    for share in shares:
+        kinds = [records[i].KIND for i in share]
+        assert kinds.count("notebook") == kinds.count("file_system") == 3
