@@ -11,10 +11,11 @@ and notices are in exactly the order a serial run produces and everything after 
 process.
 
 Rules run after linking, over every record at once. With many records (:data:`MIN_RECORDS`)
-and ``fork`` available, the record indices are dealt into N shares kind by kind (each share
-gets every N-th record of each kind, so every process gets its part of the expensive kinds);
-this process evaluates one share while N-1 forked processes, which inherit the linked records
-(nothing is sent to them), evaluate the others. Results come back tagged with their place in
+and ``fork`` available, the record indices are dealt into 4N shares kind by kind (each share
+gets every 4N-th record of each kind, so every share has its part of the expensive kinds);
+this process and N-1 forked ones, which inherit the linked records (nothing is sent to them),
+each start with a share of their own and then take the next one no process has taken (a
+forked process is slower: it copies each page it writes to). Results come back tagged with their place in
 the serial order and are merged into exactly that order, their findings re-attached to this
 process's records. The heap is frozen (``gc.freeze``) before forking, so the children's
 collections neither walk nor copy the inherited objects.
@@ -42,6 +43,7 @@ from finlint.loaders import LoaderUnavailable
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
+    from multiprocessing.sharedctypes import Synchronized
 
     from finlint.engine import EngineConfig, Policy, Undetermined
     from finlint.engine.run import Tagged
@@ -55,12 +57,16 @@ MIN_FILES = 200
 MAX_CHUNK = 64
 #: Fewer records than this are evaluated in the main process (a fork costs more than they do).
 MIN_RECORDS = 2000
+#: Rule shares per process: enough that the last one taken is short, few enough to be cheap.
+SHARES_PER_JOB = 4
 
 Loaded = tuple[str, "list[str] | None", LoadResult]
 
 _options: ScanOptions | None = None  # the worker's copy, set once by _init
 #: what forked rule workers inherit: (policies, records, config, want_undetermined)
 _engine_input: tuple[list[Policy], list[Record], EngineConfig, bool] | None = None
+#: the rule shares (record indices) and the index of the next one no process has taken
+_shares: tuple[list[list[int]], Synchronized[int]] | None = None
 
 
 def default_jobs() -> int:
@@ -213,18 +219,21 @@ def run_policies(
 
     if "fork" not in multiprocessing.get_all_start_methods():  # Windows: no inherited records
         return engine.run_policies(policies, records, config, undetermined)
-    global _engine_input
+    global _engine_input, _shares
     _engine_input = (policies, records, config, undetermined is not None)
-    slices = _deal(records, jobs)  # this process evaluates the first, forked ones the others
+    context = multiprocessing.get_context("fork")
+    # SHARES_PER_JOB shares per process: each process starts with its own, then takes the next
+    # one nobody has taken (a forked process is slower: it copies each page it writes to)
+    _shares = (_deal(records, jobs * SHARES_PER_JOB), context.Value("i", jobs))
     gc.freeze()  # forked processes leave the inherited records alone: no collections walk them
     try:
-        with multiprocessing.get_context("fork").Pool(jobs - 1) as pool:
-            pending = pool.map_async(_run_slice, slices[1:])
-            parts = [_evaluate_slice(slices[0]), *pending.get()]
+        with context.Pool(jobs - 1) as pool:
+            pending = pool.map_async(_run_shares, range(1, jobs))
+            parts = [_evaluate_shares(0), *pending.get()]
     except Exception:  # noqa: BLE001 - a worker that died or a result that cannot be sent back
         return engine.run_policies(policies, records, config, undetermined)
     finally:
-        _engine_input = None
+        _engine_input = _shares = None
         gc.unfreeze()
     tagged = sorted((item for part in parts for item in part), key=lambda item: item[0])
     for (_, _, index), item in tagged:
@@ -248,16 +257,30 @@ def _deal(records: list[Record], parts: int) -> list[list[int]]:
     return shares
 
 
-def _run_slice(indices: list[int]) -> list[Tagged]:
-    """What the pool is handed (by name): it calls whatever ``_evaluate_slice`` is in the
-    worker, and sends the findings back without their records (this process has them)."""
+def _run_shares(first: int) -> list[Tagged]:
+    """What the pool is handed (by name): the shares this worker takes, its findings sent back
+    without their records (this process has them; pickling them would copy them)."""
     from finlint.finding import Finding
 
-    tagged = _evaluate_slice(indices)
+    tagged = _evaluate_shares(first)
     for _, item in tagged:
         if isinstance(item, Finding):
-            item.record = None  # pickling the record would copy it
+            item.record = None
     return tagged
+
+
+def _evaluate_shares(first: int) -> list[Tagged]:
+    """Share ``first``, then each share no process has taken yet (``_evaluate_slice`` each)."""
+    assert _shares is not None
+    shares, taken = _shares
+    out = _evaluate_slice(shares[first])
+    while True:
+        with taken.get_lock():
+            index = taken.value
+            taken.value = index + 1
+        if index >= len(shares):
+            return out
+        out.extend(_evaluate_slice(shares[index]))
 
 
 def _evaluate_slice(indices: list[int]) -> list[Tagged]:
