@@ -148,6 +148,11 @@ def main() -> int:
     parser.add_argument("--no-compare", action="store_true", help="skip checkov and cfn-lint")
     parser.add_argument("--tools-venv", type=Path, default=Path.home() / ".cache" / "finlint-bench" / "tools")
     args = parser.parse_args()
+    import compileall
+
+    import finlint as package  # byte-compiled as pip install does (PYTHONDONTWRITEBYTECODE may be set)
+
+    compileall.compile_dir(str(Path(package.__file__).parent), quiet=1)
     finlint = shutil.which("finlint")
     base = [finlint] if finlint else [sys.executable, "-c", "from finlint.cli import main; main()"]
     tools = None if args.no_compare else tools_venv(args.tools_venv)

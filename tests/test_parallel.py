@@ -57,18 +57,15 @@ def test_a_failed_chunk_is_loaded_again_not_lost(
     serial = report(tree, 1, monkeypatch)
     monkeypatch.setattr(parallel, "MIN_FILES", 0)
     monkeypatch.setattr(parallel, "MAX_CHUNK", 7)
-    real = parallel._load_chunk
-    failed = tmp_path / "failed"
+    main = os.getpid()
 
-    def flaky(paths: list[Path]) -> object:
-        if any(p.name == "nb-3.yaml" for p in paths):
-            failed.touch()  # in the worker: the failure happened there, not in the main process
-            raise MemoryError("worker ran out")
-        return real(paths)
+    def flaky(paths: list[Path], options: ScanOptions) -> object:
+        (tmp_path / ("failed-here" if os.getpid() == main else "failed-in-worker")).touch()
+        raise MemoryError("ran out")  # every chunk, in a worker or in this process (it loads some)
 
     monkeypatch.setattr(parallel, "_load_chunk", flaky)  # inherited by forked workers
     assert report(tree, 2, monkeypatch) == serial
-    assert failed.exists()
+    assert (tmp_path / "failed-here").exists() and (tmp_path / "failed-in-worker").exists()
 
 
 def test_small_scans_stay_serial(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -116,8 +113,8 @@ def test_rules_evaluated_in_forked_processes_give_the_serial_output(
     marks.mkdir()
     real = parallel._evaluate_slice
 
-    def marked(indices: range) -> object:
-        (marks / f"{os.getpid()}-{indices.start}").touch()
+    def marked(indices: list[int]) -> object:
+        (marks / f"{os.getpid()}-{indices[0]}").touch()
         return real(indices)
 
     monkeypatch.setattr(parallel, "_evaluate_slice", marked)  # inherited by forked workers
@@ -126,7 +123,8 @@ def test_rules_evaluated_in_forked_processes_give_the_serial_output(
         assert split == serial
         assert split[2] is True
     pids = {int(m.name.split("-")[0]) for m in marks.iterdir()}
-    assert pids and os.getpid() not in pids  # the slices ran in forked processes
+    assert os.getpid() in pids  # this process evaluates one share...
+    assert len(pids) >= 3  # ...and forked ones the others (one for --jobs 2, two for --jobs 3)
 
 
 @pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="needs fork")
@@ -135,8 +133,27 @@ def test_a_failed_rule_worker_falls_back_to_one_pass(tree: Path, monkeypatch: py
     serial = _rules_view(tree, 1, monkeypatch)
     monkeypatch.setattr(parallel, "MIN_RECORDS", 0)
 
-    def broken(indices: range) -> object:
+    def broken(indices: list[int]) -> object:
         raise MemoryError("worker ran out")
 
     monkeypatch.setattr(parallel, "_evaluate_slice", broken)
     assert _rules_view(tree, 2, monkeypatch) == serial
+
+
+def test_rule_shares_are_dealt_kind_by_kind() -> None:
+    """Each share gets every N-th record of each kind, whatever their order in the list (one
+    template making a notebook and a file system, next to each other, gave one share every
+    notebook when records were dealt in list order)."""
+    from finlint.ir import FileSystem, Location, Notebook
+
+    at = Location("t.yaml", 1, 1)
+    records = [
+        r
+        for i in range(6)
+        for r in (Notebook(f"nb{i}", at, "cloudformation"), FileSystem(f"fs{i}", at, "cloudformation"))
+    ]
+    shares = parallel._deal(records, 2)
+    assert sorted(i for share in shares for i in share) == list(range(len(records)))
+    for share in shares:
+        kinds = [records[i].KIND for i in share]
+        assert kinds.count("notebook") == kinds.count("file_system") == 3

@@ -24,7 +24,7 @@ import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator
 
 from finlint.ir import LoadError, Notice
 
@@ -93,6 +93,48 @@ def _same_file_key(path: Path) -> str:
         return str(path.absolute())
 
 
+#: A directory's listing: its path, its subdirectories (the caller may prune them, as with
+#: ``os.walk``) and its other entries, each with whether it is known to be a regular file
+#: that is not a symlink (from the listing's file type, no ``stat``).
+_Listing = tuple[str, list[os.DirEntry[str]], list[tuple[str, bool]]]
+
+
+def _walk(top: str, onerror: Callable[[OSError], None]) -> Iterator[_Listing]:
+    """``os.walk(top, onerror=onerror, followlinks=False)`` (top-down, the same order and the
+    same errors), but with the ``DirEntry`` of each subdirectory and the file type of each
+    other entry, so that regular files need no ``stat`` of their own."""
+    stack = [top]
+    while stack:
+        directory = stack.pop()
+        try:
+            listing = os.scandir(directory)
+        except OSError as exc:
+            onerror(exc)
+            continue
+        dirs: list[os.DirEntry[str]] = []
+        others: list[tuple[str, bool]] = []
+        with listing:
+            try:
+                for entry in listing:
+                    try:
+                        is_dir = entry.is_dir()
+                    except OSError:
+                        is_dir = False
+                    if is_dir:
+                        dirs.append(entry)
+                        continue
+                    try:
+                        regular = entry.is_file(follow_symlinks=False)
+                    except OSError:
+                        regular = False
+                    others.append((entry.name, regular))
+            except OSError as exc:  # as os.walk: a listing that fails midway yields nothing
+                onerror(exc)
+                continue
+        yield directory, dirs, others
+        stack.extend(os.path.join(directory, d.name) for d in reversed(dirs) if not d.is_symlink())
+
+
 def discover(
     paths: list[Path],
     exclude: list[str],
@@ -111,11 +153,18 @@ def discover(
     """
     out = notices if notices is not None else []
     skip = {_same_file_key(p) for p in skip_files}
+    # a regular file that is not a symlink resolves to a path with its own name: only those
+    # names need resolving (resolve() costs a stat per path component)
+    skip_names = {os.path.basename(key) for key in skip}
     seen: set[str] = set()
 
-    def wanted(path: Path, top: bool = False) -> bool:
-        if (skip and _same_file_key(path) in skip) or (not top and excluded(path, exclude, display_root)):
+    def wanted(path: Path, regular: bool = False) -> bool:
+        """Not one of the scan's own files, and a regular file (or a notice says what it is);
+        ``regular``: the directory listing says it is one (not a symlink)."""
+        if skip and (not regular or path.name in skip_names) and _same_file_key(path) in skip:
             return False
+        if regular:
+            return True
         try:
             mode = path.stat().st_mode
         except OSError:
@@ -147,7 +196,7 @@ def discover(
             errors.append(LoadError(display_path(root, display_root), 1, "no such file or directory"))
             continue
         if not is_dir:
-            if not excluded(root, exclude, display_root) and wanted(root, top=True):
+            if not excluded(root, exclude, display_root) and wanted(root):
                 yield root
             continue
 
@@ -162,14 +211,14 @@ def discover(
                 )
             )
 
-        for dirpath, dirnames, filenames in os.walk(root, onerror=unlistable, followlinks=False):
+        for dirpath, dirs, others in _walk(os.fspath(root), unlistable):
             base = Path(dirpath)
             kept = []
-            for d in sorted(dirnames):
-                sub = base / d
-                if d in SKIP_DIRS or excluded(sub, exclude, display_root):
+            for entry in sorted(dirs, key=lambda e: e.name):
+                sub = base / entry.name
+                if entry.name in SKIP_DIRS or excluded(sub, exclude, display_root):
                     continue
-                if os.path.islink(sub):
+                if entry.is_symlink():
                     out.append(
                         Notice(
                             display_path(sub, display_root),
@@ -181,14 +230,16 @@ def discover(
                     continue
                 if os.path.exists(sub / "pyvenv.cfg"):  # False when unreadable
                     continue
-                kept.append(d)
-            dirnames[:] = kept
-            for name in sorted(filenames):
+                kept.append(entry)
+            dirs[:] = kept
+            for name, regular in sorted(others):
+                if not name.endswith(suffixes):
+                    continue
                 path = base / name
-                if not name.endswith(suffixes) or excluded(path, exclude, display_root):
+                if excluded(path, exclude, display_root):
                     continue
                 key = str(path)
-                if key not in seen and wanted(path):
+                if key not in seen and wanted(path, regular):
                     seen.add(key)
                     yield path
 

@@ -50,6 +50,8 @@ def _money(value: float | None) -> float | None:
 
 def _finite(value: Any) -> Any:
     """``value`` with non-finite floats (and ints too big for a double) replaced by None."""
+    if type(value) is str:  # the most common leaf, first
+        return value
     if isinstance(value, float):
         return value if math.isfinite(value) else None
     if isinstance(value, int) and not isinstance(value, bool):

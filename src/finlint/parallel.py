@@ -1,30 +1,39 @@
-"""``--jobs N``: parse files and evaluate rules in parallel processes, with output identical to
-``--jobs 1``.
+"""``--jobs N``: parse files and evaluate rules in N processes (this one and N-1 others),
+with output identical to ``--jobs 1``.
 
 Each file is independent until linking, so the per-file loaders (YAML/JSON documents, SDK
-scripts and notebooks) run in worker processes on chunks of the sorted file list; results come
-back in that order, so records, errors and notices are in exactly the order a serial run
-produces and everything after loading (linking, rules, pricing, reports) is unchanged.
-Directory loaders (Terraform) stay in the main process.
+scripts and notebooks) run on chunks of the sorted file list. Discovery feeds the chunks to
+N-1 worker processes as it finds them (the workers start while it is still walking the
+tree); once it is done, this process loads chunks from the end of the list that no worker
+has started, until it meets the workers. Results are taken in list order, so records, errors
+and notices are in exactly the order a serial run produces and everything after loading
+(linking, rules, pricing, reports) is unchanged. Directory loaders (Terraform) stay in this
+process.
 
 Rules run after linking, over every record at once. With many records (:data:`MIN_RECORDS`)
-and ``fork`` available, forked processes inherit the linked records (nothing is sent to them)
-and each evaluates the policy pack over every N-th record; results come back tagged with
-their place in the serial order and are merged into exactly that order, their findings
-re-attached to this process's records.
+and ``fork`` available, the record indices are dealt into 4N shares kind by kind (each share
+gets every 4N-th record of each kind, so every share has its part of the expensive kinds);
+this process and N-1 forked ones, which inherit the linked records (nothing is sent to them),
+each start with a share of their own and then take the next one no process has taken (a
+forked process is slower: it copies each page it writes to). Results come back tagged with their place in
+the serial order and are merged into exactly that order, their findings re-attached to this
+process's records. The heap is frozen (``gc.freeze``) before forking, so the children's
+collections neither walk nor copy the inherited objects.
 
 Small scans stay serial: a worker costs a process and its imports, which only pays off from a
 few hundred files (:data:`MIN_FILES`). A chunk that fails in a worker (it cannot be sent back,
-a worker died) is loaded again in the main process, so parallelism can never lose a file; a
-loader that cannot be imported still fails the run (exit 2), as in a serial scan.
+a worker died) or here is loaded again file by file in this process, so parallelism can never
+lose a file; a loader that cannot be imported still fails the run (exit 2), as in a serial scan.
 """
 
 from __future__ import annotations
 
+import gc
 import importlib
+import itertools
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -34,6 +43,7 @@ from finlint.loaders import LoaderUnavailable
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
+    from multiprocessing.sharedctypes import Synchronized
 
     from finlint.engine import EngineConfig, Policy, Undetermined
     from finlint.engine.run import Tagged
@@ -47,12 +57,16 @@ MIN_FILES = 200
 MAX_CHUNK = 64
 #: Fewer records than this are evaluated in the main process (a fork costs more than they do).
 MIN_RECORDS = 2000
+#: Rule shares per process: enough that the last one taken is short, few enough to be cheap.
+SHARES_PER_JOB = 4
 
 Loaded = tuple[str, "list[str] | None", LoadResult]
 
 _options: ScanOptions | None = None  # the worker's copy, set once by _init
 #: what forked rule workers inherit: (policies, records, config, want_undetermined)
 _engine_input: tuple[list[Policy], list[Record], EngineConfig, bool] | None = None
+#: the rule shares (record indices) and the index of the next one no process has taken
+_shares: tuple[list[list[int]], Synchronized[int]] | None = None
 
 
 def default_jobs() -> int:
@@ -69,18 +83,19 @@ def _init(options: ScanOptions) -> None:
 
 
 def _run_chunk(paths: list[Path]) -> tuple[list[Loaded], list[str]]:
-    """What the pool is handed (by name): it calls whatever ``_load_chunk`` is in the worker."""
-    return _load_chunk(paths)
+    """What the pool is handed (by name): the chunk's results (loaded by whatever
+    ``_load_chunk`` is in the worker) and the loader modules the worker has imported (the main
+    process imports them too, so every loader that made records gets its whole-scan
+    ``finalize``)."""
+    assert _options is not None
+    loaded = _load_chunk(paths, _options)
+    return loaded, sorted(m for m in sys.modules if m.startswith("finlint.loaders."))
 
 
-def _load_chunk(paths: list[Path]) -> tuple[list[Loaded], list[str]]:
-    """The chunk's results and the loader modules the worker has imported (the main process
-    imports them too, so every loader that made records gets its whole-scan ``finalize``)."""
+def _load_chunk(paths: list[Path], options: ScanOptions) -> list[Loaded]:
     from finlint.scan import load_file
 
-    assert _options is not None
-    loaded = [load_file(path, _options) for path in paths]
-    return loaded, sorted(m for m in sys.modules if m.startswith("finlint.loaders."))
+    return [load_file(path, options) for path in paths]
 
 
 def _preload(paths: list[Path]) -> None:
@@ -94,17 +109,28 @@ def _preload(paths: list[Path]) -> None:
             spec.load()
 
 
-def load_files(paths: list[Path], options: ScanOptions) -> Iterator[Loaded]:
-    """``(display path, lines or None, LoadResult)`` per file, in the order of ``paths``."""
+def load_files(paths: Iterable[Path], options: ScanOptions) -> Iterator[Loaded]:
+    """``(display path, lines or None, LoadResult)`` per file, in the order of ``paths``.
+
+    ``paths`` may be a generator (discovery): in a parallel scan the workers start on the
+    first chunks while it is still running. Nothing is yielded before it is exhausted."""
     from finlint.scan import load_file
 
     jobs = min(options.jobs, default_jobs() * 4)
-    if jobs <= 1 or len(paths) < MIN_FILES:
-        for path in paths:
+    stream = iter(paths)
+    head = list(itertools.islice(stream, MIN_FILES)) if jobs > 1 else list(stream)
+    if jobs <= 1 or len(head) < MIN_FILES:
+        for path in head:
             yield load_file(path, options)
         return
-    size = max(1, min(MAX_CHUNK, len(paths) // (jobs * 4) or 1))
-    chunks = [paths[i : i + size] for i in range(0, len(paths), size)]
+    yield from _load_in_pool(head, stream, jobs, options)
+
+
+def _load_in_pool(
+    head: list[Path], rest: Iterator[Path], jobs: int, options: ScanOptions
+) -> Iterator[Loaded]:
+    from finlint.scan import load_file
+
     # Workers get what loading needs: no progress stream, no cost settings (not picklable).
     worker_options = replace(options, progress=None, cost_settings=None)
     import multiprocessing  # only here: a serial scan does not pay for these imports
@@ -113,22 +139,66 @@ def load_files(paths: list[Path], options: ScanOptions) -> Iterator[Loaded]:
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
     if context.get_start_method() == "fork":
-        _preload(paths)  # imported once here, inherited by every forked worker
-    with ProcessPoolExecutor(jobs, mp_context=context, initializer=_init, initargs=(worker_options,)) as pool:
-        futures: list[Future[tuple[list[Loaded], list[str]]]] = [
-            pool.submit(_run_chunk, chunk) for chunk in chunks
-        ]
-        for chunk, future in zip(chunks, futures, strict=True):
-            try:
-                loaded, modules = future.result()
-            except LoaderUnavailable:
-                raise
-            except Exception:  # noqa: BLE001 - the chunk is loaded again here, never lost
-                loaded, modules = [load_file(path, options) for path in chunk], []
-            for name in modules:
-                if name not in sys.modules:
-                    importlib.import_module(name)
-            yield from loaded
+        _preload(head)  # imported once here, inherited by every forked worker
+    gc.freeze()  # forked workers leave the inherited objects alone: no collections walk them
+    switch = sys.getswitchinterval()
+    # this process parses too, holding the GIL: the pool's threads, which hand the workers their
+    # next chunk and take their results, get it sooner (else a worker can sit idle meanwhile)
+    sys.setswitchinterval(min(switch, 0.0005))
+    try:
+        with ProcessPoolExecutor(
+            jobs - 1, mp_context=context, initializer=_init, initargs=(worker_options,)
+        ) as pool:
+            chunks: list[list[Path]] = []
+            futures: list[Future[tuple[list[Loaded], list[str]]]] = []
+            chunk: list[Path] = []
+            for found, path in enumerate(itertools.chain(head, rest), 1):  # discovery goes on here
+                chunk.append(path)
+                # chunks grow with the files found: large enough to amortise the round trip,
+                # small enough that the last ones balance the load
+                if len(chunk) >= min(MAX_CHUNK, max(len(head), found) // (jobs * 4) or 1):
+                    chunks.append(chunk)
+                    futures.append(pool.submit(_run_chunk, chunk))
+                    chunk = []
+            if chunk:
+                chunks.append(chunk)
+                futures.append(pool.submit(_run_chunk, chunk))
+            # The workers take chunks in order; this process takes them from the end, each one
+            # no worker has started (once a worker has started one, all before it are taken).
+            here: dict[int, list[Loaded]] = {}
+            for i in reversed(range(len(chunks))):
+                if not futures[i].cancel():
+                    break
+                here[i] = _here(chunks[i], options)
+            for i, (chunk, future) in enumerate(zip(chunks, futures, strict=True)):
+                if i in here:
+                    yield from here.pop(i)
+                    continue
+                try:
+                    loaded, modules = future.result()
+                except LoaderUnavailable:
+                    raise
+                except Exception:  # noqa: BLE001 - the chunk is loaded again here, never lost
+                    loaded, modules = [load_file(path, options) for path in chunk], []
+                for name in modules:
+                    if name not in sys.modules:
+                        importlib.import_module(name)
+                yield from loaded
+    finally:
+        sys.setswitchinterval(switch)
+        gc.unfreeze()
+
+
+def _here(chunk: list[Path], options: ScanOptions) -> list[Loaded]:
+    """A chunk loaded in this process (as a worker would, and again file by file if that fails)."""
+    from finlint.scan import load_file
+
+    try:
+        return _load_chunk(chunk, options)
+    except LoaderUnavailable:
+        raise
+    except Exception:  # noqa: BLE001 - as for a worker's chunk: loaded again, never lost
+        return [load_file(path, options) for path in chunk]
 
 
 def run_policies(
@@ -149,38 +219,73 @@ def run_policies(
 
     if "fork" not in multiprocessing.get_all_start_methods():  # Windows: no inherited records
         return engine.run_policies(policies, records, config, undetermined)
-    global _engine_input
+    global _engine_input, _shares
     _engine_input = (policies, records, config, undetermined is not None)
-    # every jobs-th record: each process gets its share of every kind (a file's records are
-    # next to each other, so contiguous slices would give one process all the Karpenter pools)
-    slices = [range(i, len(records), jobs) for i in range(jobs)]
+    context = multiprocessing.get_context("fork")
+    # SHARES_PER_JOB shares per process: each process starts with its own, then takes the next
+    # one nobody has taken (a forked process is slower: it copies each page it writes to)
+    _shares = (_deal(records, jobs * SHARES_PER_JOB), context.Value("i", jobs))
+    gc.freeze()  # forked processes leave the inherited records alone: no collections walk them
     try:
-        with multiprocessing.get_context("fork").Pool(jobs) as pool:
-            parts = pool.map(_run_slice, slices)
+        with context.Pool(jobs - 1) as pool:
+            pending = pool.map_async(_run_shares, range(1, jobs))
+            parts = [_evaluate_shares(0), *pending.get()]
     except Exception:  # noqa: BLE001 - a worker that died or a result that cannot be sent back
         return engine.run_policies(policies, records, config, undetermined)
     finally:
-        _engine_input = None
+        _engine_input = _shares = None
+        gc.unfreeze()
     tagged = sorted((item for part in parts for item in part), key=lambda item: item[0])
     for (_, _, index), item in tagged:
-        if isinstance(item, Finding):
+        if isinstance(item, Finding) and item.record is None:
             item.record = records[index]  # sent back without it: the records here are the ones
     return engine.collect(tagged, undetermined)
 
 
-def _run_slice(indices: range) -> list[Tagged]:
-    """What the pool is handed (by name): it calls whatever ``_evaluate_slice`` is in the worker."""
-    return _evaluate_slice(indices)
+def _deal(records: list[Record], parts: int) -> list[list[int]]:
+    """The records' indices dealt into ``parts`` shares, kind by kind: each share gets every
+    ``parts``-th record of each kind. (Every ``parts``-th record overall is not enough: a file's
+    records sit next to each other, so with a notebook and its file system in each template,
+    one share got every notebook.)"""
+    by_kind: dict[str, list[int]] = {}
+    for index, record in enumerate(records):
+        by_kind.setdefault(record.KIND, []).append(index)
+    shares: list[list[int]] = [[] for _ in range(parts)]
+    for indices in by_kind.values():
+        for share in range(parts):
+            shares[share].extend(indices[share::parts])
+    return shares
 
 
-def _evaluate_slice(indices: range) -> list[Tagged]:
-    from finlint.engine import run as engine
+def _run_shares(first: int) -> list[Tagged]:
+    """What the pool is handed (by name): the shares this worker takes, its findings sent back
+    without their records (this process has them; pickling them would copy them)."""
     from finlint.finding import Finding
+
+    tagged = _evaluate_shares(first)
+    for _, item in tagged:
+        if isinstance(item, Finding):
+            item.record = None
+    return tagged
+
+
+def _evaluate_shares(first: int) -> list[Tagged]:
+    """Share ``first``, then each share no process has taken yet (``_evaluate_slice`` each)."""
+    assert _shares is not None
+    shares, taken = _shares
+    out = _evaluate_slice(shares[first])
+    while True:
+        with taken.get_lock():
+            index = taken.value
+            taken.value = index + 1
+        if index >= len(shares):
+            return out
+        out.extend(_evaluate_slice(shares[index]))
+
+
+def _evaluate_slice(indices: list[int]) -> list[Tagged]:
+    from finlint.engine import run as engine
 
     assert _engine_input is not None
     policies, records, config, want_undetermined = _engine_input
-    tagged = engine.evaluate_records(policies, records, config, indices, want_undetermined)
-    for _, item in tagged:
-        if isinstance(item, Finding):
-            item.record = None  # the main process has the record; pickling it would copy it
-    return tagged
+    return engine.evaluate_records(policies, records, config, indices, want_undetermined)

@@ -289,7 +289,10 @@ def scan(
         comparison=comparison,
         cost_settings=run.options.cost_settings,
     )
-    emit_reports(result, context, targets)
+    from finlint.scan import few_full_collections
+
+    with few_full_collections():  # the reports are built from the scan's long-lived objects
+        emit_reports(result, context, targets)
     code = EXIT_OK if write_baseline is not None else result.exit_code(run.fail_on, run.max_monthly_usd)
     return EXIT_OK if exit_zero else code
 

@@ -7,6 +7,7 @@ facts' evidence for the cost stage), an unknown one an :class:`Undetermined` ent
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -141,7 +142,7 @@ def evaluate_records(
     policies: list[Policy],
     records: list[Record],
     config: EngineConfig,
-    indices: range,
+    indices: Sequence[int],
     want_undetermined: bool,
 ) -> list[Tagged]:
     """Every enabled policy over ``records[i]`` for ``i`` in ``indices``, each result tagged
