@@ -72,11 +72,14 @@ def _probe(cache: Path) -> tuple[int, int]:
 
 def test_the_second_run_compiles_nothing(tmp_path: Path) -> None:
     loaded, compiled = _probe(tmp_path)
-    assert loaded == 0 and compiled > 50  # the IR's methods, compiled and saved at exit
+    # the IR's generated methods, compiled and saved at exit: one text per method up to Python
+    # 3.12, one per class from 3.13 (the IR has more than ten dataclasses)
+    assert loaded == 0 and compiled > 10
     files = list(tmp_path.glob("dataclass-code-*.marshal"))
     assert len(files) == 1 and files[0].stat().st_mode & 0o077 == 0
+    first = compiled
     loaded, compiled = _probe(tmp_path)
-    assert loaded > 50 and compiled == 0
+    assert loaded >= first and compiled == 0
 
 
 @pytest.mark.skipif(not hasattr(os, "getuid"), reason="POSIX permissions")
