@@ -78,6 +78,10 @@ TOKENS = [
     "-qj2",
     "-jq",
     "-oreport.json",
+    "-o=report.json",
+    "-q=1",
+    "-j=2",
+    "-qo=x.json",
     "-qo",
     "--jobs=2",
     "--jobs=0",
@@ -246,3 +250,17 @@ def test_a_reader_that_leaves_early_gets_exit_1_and_no_traceback(tmp_path: Path)
         finally:
             os.close(write)
         assert (proc.returncode, proc.stderr) == (1, ""), entry
+
+
+@pytest.mark.parametrize("token", TOKENS)
+def test_every_token_alone_and_before_a_value_parses_as_click_parses(tree: Path, token: str) -> None:
+    """Deterministic beside the generated lines: each token alone, and followed by a value."""
+    cwd = os.getcwd()
+    os.chdir(tree)
+    try:
+        for tokens in ([token], [token, "a.yaml"], ["a.yaml", token, "json"]):
+            fast = parse_scan(["scan", *tokens])
+            if fast is not None:
+                assert fast == _click_parse(tokens), tokens
+    finally:
+        os.chdir(cwd)

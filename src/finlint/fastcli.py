@@ -68,7 +68,8 @@ def _parse(args: list[str]) -> tuple[dict[str, Any], bool]:
 def _option(arg: str, rest: list[str], given: dict[str, list[Any]]) -> None:
     """One option token (``--name``, ``--name=value``, ``-o value``, ``-ovalue``, ``-qj2``)."""
     name, eq, attached = arg.partition("=")
-    if name in OPTIONS:  # click tries every option token as a long option first
+    # click tries every option token as a long option first; "-o" is a short one (one letter)
+    if name in OPTIONS and (name.startswith("--") or len(name) > 2):
         dest, how, _, _ = OPTIONS[name]
         if how == "value":
             given.setdefault(dest, []).append(attached if eq else _next(rest))
