@@ -69,9 +69,10 @@ def main() -> int:
     finlint_script = shutil.which("finlint") or ""
     scan = ["scan", ONE_FILE.name, "--format", "json", "--exit-zero"]
     with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp)
+        root = Path(tmp) / "repo"  # the scanned folder; the cache lives beside it, not in it
+        root.mkdir()
         shutil.copy2(ONE_FILE, root / ONE_FILE.name)
-        env = {**os.environ, "FINLINT_CACHE_DIR": str(root / ".cache")}
+        env = {**os.environ, "FINLINT_CACHE_DIR": str(Path(tmp) / "cache")}
         off = {**env, "FINLINT_CACHE_DIR": "off"}
         cmds = {
             "python -c pass": ([sys.executable, "-c", "pass"], env),
