@@ -47,8 +47,8 @@ __all__ = ["EXIT_FINDINGS", "EXIT_OK", "EXIT_USAGE", "main"]
 
 
 class _Main(click.Group):
-    """Turns a broken installation (a loader that cannot be imported) into exit 2, not 0 findings,
-    and the runner's usage errors into click's."""
+    """Turns a broken installation (a loader that cannot be imported) into exit 2, not 0 findings;
+    resumes the garbage collection the console script paused while modules loaded."""
 
     def invoke(self, ctx: click.Context) -> Any:
         from finlint import startup
@@ -87,9 +87,9 @@ def _raw_args() -> list[str] | None:
     return meta.get("finlint.raw_args")
 
 
-def _fail_on_given(ctx: click.Context | None = None) -> bool:
-    ctx = ctx or click.get_current_context()
-    return ctx.get_parameter_source("fail_on") is not ParameterSource.DEFAULT
+def _fail_on_given() -> bool:
+    """Whether --fail-on was given (else the config's value applies, then the default)."""
+    return click.get_current_context().get_parameter_source("fail_on") is not ParameterSource.DEFAULT
 
 
 @click.group(cls=_Main, context_settings={"help_option_names": ["-h", "--help"]})
