@@ -33,3 +33,23 @@ def test_seeding_gives_yaml_the_equivalent_pattern() -> None:
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
     assert out.split("\n")[:2] == ["True", "{'a': [1, 2]}"]
+
+
+def test_collection_is_paused_while_modules_load_and_back_for_the_scan() -> None:
+    probe = (
+        "import gc\n"
+        "from finlint import startup\n"
+        "startup.prepare()\n"
+        "import finlint.runner\n"
+        "print(gc.isenabled())\n"
+        "startup.resume_gc()\n"
+        "print(gc.isenabled(), gc.get_freeze_count() > 1000)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert out.split("\n")[:2] == ["False", "True True"]
+
+
+def test_a_library_user_keeps_collection_on() -> None:
+    probe = "import gc\nfrom finlint import startup\nstartup.resume_gc()\nprint(gc.isenabled(), gc.get_freeze_count())\n"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "True 0"  # nothing paused, nothing frozen

@@ -31,6 +31,7 @@ _GC = {"paused": False}
 
 
 def prepare() -> None:
+    """All of the above, before the command imports anything else."""
     pause_gc()
     from finlint import codecache  # imports dataclasses (inspect, ast, ...): after the pause
 
@@ -40,7 +41,7 @@ def prepare() -> None:
 
 def pause_gc() -> None:
     """No cyclic garbage collection while the modules load: the ~200 modules of a run allocate
-    enough to trigger it again and again, and none of it is garbage (5 % of a one-file run)."""
+    enough to trigger it again and again, and none of it is garbage (3 % of a one-file run)."""
     import gc
 
     if gc.isenabled():
