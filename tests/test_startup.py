@@ -50,6 +50,9 @@ def test_collection_is_paused_while_modules_load_and_back_for_the_scan() -> None
 
 
 def test_a_library_user_keeps_collection_on() -> None:
-    probe = "import gc\nfrom finlint import startup\nstartup.resume_gc()\nprint(gc.isenabled(), gc.get_freeze_count())\n"
+    probe = (
+        "import gc\nfrom finlint import startup\nstartup.resume_gc()\n"
+        "print(gc.isenabled(), gc.get_freeze_count())\n"
+    )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "True 0"  # nothing paused, nothing frozen
