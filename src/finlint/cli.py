@@ -38,7 +38,6 @@ from finlint.runner import (
     jobs_for,
     limits_for,
     load_policies_or_exit,
-    parse_vars,
     progress_printer,
     with_progress,
 )
@@ -264,11 +263,7 @@ def _cost(
     options = ScanOptions(
         paths=list(paths) or [Path(".")],
         exclude=list(exclude),
-        loader_options={
-            "tf_var_files": list(var_file),
-            "tf_vars": parse_vars(tf_vars),
-            "helm_values": list(helm_values),
-        },
+        loader_options=runner.input_options(var_file, tf_vars, helm_values),
         limits=limits_for(Config(), max_file_mb, max_yaml_nodes),
         progress=None if quiet else progress_printer(),
         jobs=jobs_for(jobs),

@@ -14,7 +14,6 @@ an error.
 
 from __future__ import annotations
 
-import os
 import pickle
 import sys
 import zlib
@@ -24,7 +23,7 @@ from typing import Iterable
 from finlint import __version__
 from finlint.engine import Policy, load_policies
 from finlint.engine.policy import builtin_policy_dir
-from finlint.usercache import cache_dir, trusted
+from finlint.usercache import cache_dir, trusted, write_private
 
 __all__ = ["cache_dir", "cache_key", "load_policies_cached"]
 
@@ -70,16 +69,12 @@ def load_policies_cached(extra_dirs: Iterable[Path] = ()) -> list[Policy]:
 
 
 def _store(where: Path, path: Path, key: str, policies: list[Policy]) -> None:
-    import tempfile  # only on a miss (its imports cost ~5 ms)
-
     try:
-        where.mkdir(mode=0o700, parents=True, exist_ok=True)
-        packs = sorted(where.glob("policies-*.pickle"), key=lambda p: p.stat().st_mtime)
-        for old in packs[: max(0, len(packs) - 15)]:  # keep the 15 newest (projects, policy dirs)
-            old.unlink(missing_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=where, prefix=".policies-", suffix=".tmp")
-        with os.fdopen(fd, "wb") as handle:
-            pickle.dump((key, policies), handle, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(tmp, path)
+        data = pickle.dumps((key, policies), protocol=pickle.HIGHEST_PROTOCOL)
+        if where.is_dir():
+            packs = sorted(where.glob("policies-*.pickle"), key=lambda p: p.stat().st_mtime)
+            for old in packs[: max(0, len(packs) - 15)]:  # keep the 15 newest (projects, policy dirs)
+                old.unlink(missing_ok=True)
     except (OSError, pickle.PicklingError):
-        pass
+        return
+    write_private(where, path, data)

@@ -38,6 +38,18 @@ def parse_vars(values: tuple[str, ...]) -> dict[str, str]:
     return out
 
 
+def input_options(
+    var_file: tuple[Path, ...], tf_vars: tuple[str, ...], helm_values: tuple[Path, ...], resolve: bool = False
+) -> dict[str, Any]:
+    """The loaders' share of the input options (``--var-file``, ``--var``, ``--helm-values``);
+    ``resolve``: absolute paths, for ``diff``, which reads the same files for both trees."""
+
+    def fix(paths: tuple[Path, ...]) -> list[Path]:
+        return [p.resolve() for p in paths] if resolve else list(paths)
+
+    return {"tf_var_files": fix(var_file), "tf_vars": parse_vars(tf_vars), "helm_values": fix(helm_values)}
+
+
 def limits_for(config: Any, max_file_mb: float | None, max_yaml_nodes: int | None) -> Any:
     from finlint.discovery import MIB, Limits
 
@@ -254,12 +266,7 @@ def scan(
         fail_on,
         max_monthly_usd,
         cost_settings(usage_file, region, pricing),
-        {
-            "tf_var_files": list(var_file),
-            "tf_vars": parse_vars(tf_vars),
-            "include_tests": include_tests,
-            "helm_values": list(helm_values),
-        },
+        {**input_options(var_file, tf_vars, helm_values), "include_tests": include_tests},
         (max_file_mb, max_yaml_nodes, quiet, jobs),
         [path for _, path in targets if path is not None] + [p for p in (baseline, write_baseline) if p],
     )
@@ -344,12 +351,7 @@ def diff(
         fail_on,
         max_monthly_usd,
         cost_settings(absolute[0], region, absolute[1]),
-        # var files resolved now: the same files are used for both trees
-        {
-            "tf_var_files": [f.resolve() for f in var_file],
-            "tf_vars": parse_vars(tf_vars),
-            "helm_values": [f.resolve() for f in helm_values],
-        },
+        input_options(var_file, tf_vars, helm_values, resolve=True),
         (max_file_mb, max_yaml_nodes, quiet, jobs),
         [path.resolve() for _, path in targets if path is not None],
     )

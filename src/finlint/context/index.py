@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from finlint.discovery import SKIP_DIRS
-from finlint.usercache import cache_dir  # one cache directory: FINLINT_CACHE_DIR, off disables
+from finlint.usercache import cache_dir, write_private  # one cache directory: FINLINT_CACHE_DIR, off disables
 
 STRUCTURED = (".yaml", ".yml", ".json")
 PYTHON = (".py", ".ipynb")
@@ -274,12 +274,5 @@ class RepoIndex:
         target = self._cache_file()
         if target is None:
             return
-        try:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            tmp = target.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_text(
-                json.dumps({"version": CACHE_VERSION, "root": self._root, "files": files}), encoding="utf-8"
-            )
-            os.replace(tmp, target)
-        except OSError:
-            return
+        data = json.dumps({"version": CACHE_VERSION, "root": self._root, "files": files})
+        write_private(target.parent, target, data.encode("utf-8"))
