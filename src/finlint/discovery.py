@@ -265,8 +265,12 @@ def read_bytes(path: Path, max_bytes: int) -> bytes | str:
             return _too_large(info.st_size, max_bytes)
         chunks: list[bytes] = []
         remaining = max_bytes + 1
+        # the first read asks for the size fstat gave (+1, to see the end): os.read allocates
+        # what it is asked for, and a 1 MiB buffer per small file costs an mmap and munmap each
+        want = info.st_size + 1
         while remaining > 0:
-            chunk = os.read(fd, min(remaining, 1 << 20))
+            chunk = os.read(fd, min(remaining, want))
+            want = 1 << 16
             if not chunk:
                 break
             chunks.append(chunk)

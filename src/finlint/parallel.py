@@ -34,16 +34,16 @@ import itertools
 import os
 import sys
 from collections.abc import Iterable, Iterator
+from contextlib import suppress
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from finlint.ir import LoadResult
 from finlint.loaders import LoaderUnavailable
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
-    from multiprocessing.sharedctypes import Synchronized
 
     from finlint.engine import EngineConfig, Policy, Undetermined
     from finlint.engine.run import Tagged
@@ -53,8 +53,10 @@ if TYPE_CHECKING:
 
 #: Fewer files than this are parsed in the main process whatever ``--jobs`` says.
 MIN_FILES = 200
-#: Files per task: large enough to amortise the round trip, small enough to balance the load.
-MAX_CHUNK = 64
+#: Files per task at most: large enough to amortise a task's cost, small enough to balance the load.
+MAX_CHUNK = 32
+#: Chunks per process (while the files found are few, chunks are smaller).
+CHUNKS_PER_JOB = 8
 #: Fewer records than this are evaluated in the main process (a fork costs more than they do).
 MIN_RECORDS = 2000
 #: Rule shares per process: enough that the last one taken is short, few enough to be cheap.
@@ -65,8 +67,6 @@ Loaded = tuple[str, "list[str] | None", LoadResult]
 _options: ScanOptions | None = None  # the worker's copy, set once by _init
 #: what forked rule workers inherit: (policies, records, config, want_undetermined)
 _engine_input: tuple[list[Policy], list[Record], EngineConfig, bool] | None = None
-#: the rule shares (record indices) and the index of the next one no process has taken
-_shares: tuple[list[list[int]], Synchronized[int]] | None = None
 
 
 def default_jobs() -> int:
@@ -129,64 +129,151 @@ def load_files(paths: Iterable[Path], options: ScanOptions) -> Iterator[Loaded]:
 def _load_in_pool(
     head: list[Path], rest: Iterator[Path], jobs: int, options: ScanOptions
 ) -> Iterator[Loaded]:
+    if hasattr(os, "fork"):
+        yield from _load_in_forks(head, rest, jobs, options)
+    else:
+        yield from _load_in_spawned(head, rest, jobs, options)
+
+
+def _chunk_size(found: int, head: int, jobs: int) -> int:
+    """Chunks grow with the files found: large enough to amortise a chunk's cost, small
+    enough that the last ones balance the load."""
+    return min(MAX_CHUNK, max(head, found) // (jobs * CHUNKS_PER_JOB) or 1)
+
+
+def _load_in_forks(
+    head: list[Path], rest: Iterator[Path], jobs: int, options: ScanOptions
+) -> Iterator[Loaded]:
+    """Forked workers take chunks from the front of the list as discovery publishes them; this
+    process takes them from the back once discovery is done (:mod:`finlint.forkpool`)."""
+    from finlint.forkpool import FAILED, BoardFull, ForkPool
+    from finlint.scan import load_file
+
+    global _options
+    # Workers get what loading needs: no progress stream, no cost settings.
+    _options = replace(options, progress=None, cost_settings=None)
+    _preload(head)  # imported once here, inherited by every forked worker
+    gc.freeze()  # forked workers leave the inherited objects alone: no collections walk them
+    chunks: list[list[Path]] = []
+    loaded: dict[int, list[Loaded]] = {}
+    try:
+        with ForkPool(jobs - 1, _work_chunk) as pool:
+            chunk: list[Path] = []
+            for found, path in enumerate(itertools.chain(head, rest), 1):  # discovery goes on here
+                chunk.append(path)
+                if len(chunk) >= _chunk_size(found, len(head), jobs):
+                    chunks.append(chunk)
+                    chunk = []
+                    if len(chunks) == pool.published + 1:  # the board is not full yet
+                        with suppress(BoardFull):  # else this chunk and the rest are this process's
+                            pool.publish(b"\0".join(os.fsencode(p) for p in chunks[-1]))
+                    pool.collect()  # a worker's pipe never fills up while discovery goes on
+            if chunk:
+                chunks.append(chunk)
+            pool.finish()
+            for kept in range(pool.published, len(chunks)):  # what the board had no room for
+                loaded[kept] = _here(chunks[kept], options)
+            done = 0  # chunks yielded, in list order
+            while done < len(chunks):
+                index = pool.claim_back()
+                if index is not None:
+                    loaded[index] = _here(chunks[index], options)
+                    pool.collect()
+                elif done not in loaded and done not in pool.results:
+                    if pool.running:
+                        pool.collect(wait=True)
+                    else:  # its worker died before sending it
+                        pool.results[done] = FAILED
+                for part in _in_order(pool.results, loaded, done):
+                    if part is None:  # a worker could not load or send it: loaded again here
+                        part = [load_file(path, options) for path in chunks[done]]
+                    done += 1
+                    yield from part
+    finally:
+        _options = None
+        gc.unfreeze()
+
+
+def _in_order(
+    results: dict[int, object], loaded: dict[int, list[Loaded]], done: int
+) -> Iterator[list[Loaded] | None]:
+    """The chunks from ``done`` on that are ready, in order (None: a worker failed it); the
+    worker's loader modules are imported here (every loader that made records gets its
+    whole-scan ``finalize``)."""
+    from finlint.forkpool import FAILED
+
+    while True:
+        if done in loaded:
+            yield loaded.pop(done)
+        elif done in results:
+            result = results.pop(done)
+            if result is FAILED:
+                yield None
+            else:
+                part, modules = cast("tuple[list[Loaded], list[str]]", result)
+                for name in modules:
+                    if name not in sys.modules:
+                        importlib.import_module(name)
+                yield part
+        else:
+            return
+        done += 1
+
+
+def _work_chunk(payload: bytes) -> tuple[list[Loaded], list[str]]:
+    """A forked worker's task: a chunk's paths, NUL-separated."""
+    return _run_chunk([Path(os.fsdecode(raw)) for raw in payload.split(b"\0")])
+
+
+def _load_in_spawned(
+    head: list[Path], rest: Iterator[Path], jobs: int, options: ScanOptions
+) -> Iterator[Loaded]:
+    """Where processes cannot be forked (Windows): a process pool whose workers import
+    finlint and are sent their chunks."""
     from finlint.scan import load_file
 
     # Workers get what loading needs: no progress stream, no cost settings (not picklable).
     worker_options = replace(options, progress=None, cost_settings=None)
-    import multiprocessing  # only here: a serial scan does not pay for these imports
+    import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    methods = multiprocessing.get_all_start_methods()
-    context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
-    if context.get_start_method() == "fork":
-        _preload(head)  # imported once here, inherited by every forked worker
-    gc.freeze()  # forked workers leave the inherited objects alone: no collections walk them
-    switch = sys.getswitchinterval()
-    # this process parses too, holding the GIL: the pool's threads, which hand the workers their
-    # next chunk and take their results, get it sooner (else a worker can sit idle meanwhile)
-    sys.setswitchinterval(min(switch, 0.0005))
-    try:
-        with ProcessPoolExecutor(
-            jobs - 1, mp_context=context, initializer=_init, initargs=(worker_options,)
-        ) as pool:
-            chunks: list[list[Path]] = []
-            futures: list[Future[tuple[list[Loaded], list[str]]]] = []
-            chunk: list[Path] = []
-            for found, path in enumerate(itertools.chain(head, rest), 1):  # discovery goes on here
-                chunk.append(path)
-                # chunks grow with the files found: large enough to amortise the round trip,
-                # small enough that the last ones balance the load
-                if len(chunk) >= min(MAX_CHUNK, max(len(head), found) // (jobs * 4) or 1):
-                    chunks.append(chunk)
-                    futures.append(pool.submit(_run_chunk, chunk))
-                    chunk = []
-            if chunk:
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(
+        jobs - 1, mp_context=context, initializer=_init, initargs=(worker_options,)
+    ) as pool:
+        chunks: list[list[Path]] = []
+        futures: list[Future[tuple[list[Loaded], list[str]]]] = []
+        chunk: list[Path] = []
+        for found, path in enumerate(itertools.chain(head, rest), 1):  # discovery goes on here
+            chunk.append(path)
+            if len(chunk) >= _chunk_size(found, len(head), jobs):
                 chunks.append(chunk)
                 futures.append(pool.submit(_run_chunk, chunk))
-            # The workers take chunks in order; this process takes them from the end, each one
-            # no worker has started (once a worker has started one, all before it are taken).
-            here: dict[int, list[Loaded]] = {}
-            for i in reversed(range(len(chunks))):
-                if not futures[i].cancel():
-                    break
-                here[i] = _here(chunks[i], options)
-            for i, (chunk, future) in enumerate(zip(chunks, futures, strict=True)):
-                if i in here:
-                    yield from here.pop(i)
-                    continue
-                try:
-                    loaded, modules = future.result()
-                except LoaderUnavailable:
-                    raise
-                except Exception:  # noqa: BLE001 - the chunk is loaded again here, never lost
-                    loaded, modules = [load_file(path, options) for path in chunk], []
-                for name in modules:
-                    if name not in sys.modules:
-                        importlib.import_module(name)
-                yield from loaded
-    finally:
-        sys.setswitchinterval(switch)
-        gc.unfreeze()
+                chunk = []
+        if chunk:
+            chunks.append(chunk)
+            futures.append(pool.submit(_run_chunk, chunk))
+        # The workers take chunks in order; this process takes them from the end, each one
+        # no worker has started (once a worker has started one, all before it are taken).
+        here: dict[int, list[Loaded]] = {}
+        for i in reversed(range(len(chunks))):
+            if not futures[i].cancel():
+                break
+            here[i] = _here(chunks[i], options)
+        for i, (chunk, future) in enumerate(zip(chunks, futures, strict=True)):
+            if i in here:
+                yield from here.pop(i)
+                continue
+            try:
+                loaded, modules = future.result()
+            except LoaderUnavailable:
+                raise
+            except Exception:  # noqa: BLE001 - the chunk is loaded again here, never lost
+                loaded, modules = [load_file(path, options) for path in chunk], []
+            for name in modules:
+                if name not in sys.modules:
+                    importlib.import_module(name)
+            yield from loaded
 
 
 def _here(chunk: list[Path], options: ScanOptions) -> list[Loaded]:
@@ -215,27 +302,40 @@ def run_policies(
     jobs = min(jobs, default_jobs() * 4)
     if jobs <= 1 or len(records) < MIN_RECORDS:
         return engine.run_policies(policies, records, config, undetermined)
-    import multiprocessing  # only here: a small scan does not pay for the import
-
-    if "fork" not in multiprocessing.get_all_start_methods():  # Windows: no inherited records
+    if not hasattr(os, "fork"):  # Windows: no inherited records
         return engine.run_policies(policies, records, config, undetermined)
-    global _engine_input, _shares
+    global _engine_input
     _engine_input = (policies, records, config, undetermined is not None)
-    context = multiprocessing.get_context("fork")
-    # SHARES_PER_JOB shares per process: each process starts with its own, then takes the next
-    # one nobody has taken (a forked process is slower: it copies each page it writes to)
-    _shares = (_deal(records, jobs * SHARES_PER_JOB), context.Value("i", jobs))
+    from array import array
+
+    from finlint.forkpool import FAILED, ForkPool
+
+    shares = _deal(records, jobs * SHARES_PER_JOB)
+    parts: dict[int, list[Tagged]] = {}
     gc.freeze()  # forked processes leave the inherited records alone: no collections walk them
     try:
-        with context.Pool(jobs - 1) as pool:
-            pending = pool.map_async(_run_shares, range(1, jobs))
-            parts = [_evaluate_shares(0), *pending.get()]
-    except Exception:  # noqa: BLE001 - a worker that died or a result that cannot be sent back
+        # SHARES_PER_JOB shares per process: the workers take them from the front, this one
+        # from the back, each the next one nobody has taken (a forked process is slower: it
+        # copies each page it writes to)
+        with ForkPool(jobs - 1, _run_share) as pool:
+            for share in shares:
+                pool.publish(array("i", share).tobytes())
+            pool.finish()
+            while (index := pool.claim_back()) is not None:
+                parts[index] = _evaluate_slice(shares[index])
+            pool.wait_all()
+            for index, part in pool.results.items():
+                if part is not FAILED:
+                    parts[index] = part  # type: ignore[assignment]
+            for index in range(len(shares)):  # a worker died or could not send its share back
+                if index not in parts:
+                    parts[index] = _evaluate_slice(shares[index])
+    except Exception:  # noqa: BLE001 - a share that fails here fails in one pass too: say so there
         return engine.run_policies(policies, records, config, undetermined)
     finally:
-        _engine_input = _shares = None
+        _engine_input = None
         gc.unfreeze()
-    tagged = sorted((item for part in parts for item in part), key=lambda item: item[0])
+    tagged = sorted((item for part in parts.values() for item in part), key=lambda item: item[0])
     for (_, _, index), item in tagged:
         if isinstance(item, Finding) and item.record is None:
             item.record = records[index]  # sent back without it: the records here are the ones
@@ -257,30 +357,20 @@ def _deal(records: list[Record], parts: int) -> list[list[int]]:
     return shares
 
 
-def _run_shares(first: int) -> list[Tagged]:
-    """What the pool is handed (by name): the shares this worker takes, its findings sent back
-    without their records (this process has them; pickling them would copy them)."""
+def _run_share(payload: bytes) -> list[Tagged]:
+    """A forked worker's task: a share's record indices (an ``array("i")``), its findings sent
+    back without their records (this process has them; pickling them would copy them)."""
+    from array import array
+
     from finlint.finding import Finding
 
-    tagged = _evaluate_shares(first)
+    indices = array("i")
+    indices.frombytes(payload)
+    tagged = _evaluate_slice(list(indices))
     for _, item in tagged:
         if isinstance(item, Finding):
             item.record = None
     return tagged
-
-
-def _evaluate_shares(first: int) -> list[Tagged]:
-    """Share ``first``, then each share no process has taken yet (``_evaluate_slice`` each)."""
-    assert _shares is not None
-    shares, taken = _shares
-    out = _evaluate_slice(shares[first])
-    while True:
-        with taken.get_lock():
-            index = taken.value
-            taken.value = index + 1
-        if index >= len(shares):
-            return out
-        out.extend(_evaluate_slice(shares[index]))
 
 
 def _evaluate_slice(indices: list[int]) -> list[Tagged]:
