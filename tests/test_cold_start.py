@@ -55,6 +55,8 @@ def test_one_cloudformation_file_imports_one_loader_and_one_cost_model(tmp_path:
         "difflib",  # did-you-mean hints only on errors
         "click",  # a well-formed scan command line is parsed without it (finlint.fastcli)
         "multiprocessing",  # --jobs only pays off from a few hundred files
+        "finlint.forkpool",
+        "mmap",
         "hcl2",
         "lark",
         "tomllib",

@@ -164,6 +164,31 @@ def test_read_checks_the_open_descriptor_and_reads_bounded(tmp_path: Path) -> No
     assert not isinstance(error, str) and "too large" in error.message
 
 
+def test_read_sizes_the_first_read_from_fstat_and_still_reads_what_it_did_not_announce(
+    tmp_path: Path,
+) -> None:
+    """A small file is read with one right-sized read (os.read allocates what it is asked
+    for); a file whose size fstat does not tell (procfs says 0) is still read to its end."""
+    from finlint.discovery import read_bytes
+
+    (tmp_path / "job.yaml").write_text("a: 1\n" * 3000)
+    asked: list[int] = []
+    real = os.read
+
+    def spy(fd: int, n: int) -> bytes:
+        asked.append(n)
+        return real(fd, n)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(os, "read", spy)
+        assert read_bytes(tmp_path / "job.yaml", 1 << 20) == b"a: 1\n" * 3000
+    assert asked[0] == 15001 and len(asked) <= 2
+    status = Path("/proc/self/status")
+    if status.exists() and status.stat().st_size == 0:
+        data = read_bytes(status, 1 << 20)
+        assert isinstance(data, bytes) and b"Name:" in data and len(data) > 100
+
+
 @POSIX
 def test_a_fifo_given_on_the_command_line_is_a_notice(tmp_path: Path) -> None:
     os.mkfifo(tmp_path / "pipe.yaml")

@@ -6,6 +6,7 @@ import json
 import multiprocessing
 import os
 import shutil
+import signal
 from pathlib import Path
 
 import pytest
@@ -68,6 +69,43 @@ def test_a_failed_chunk_is_loaded_again_not_lost(
     assert (tmp_path / "failed-here").exists() and (tmp_path / "failed-in-worker").exists()
 
 
+@pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="needs fork")
+def test_a_killed_worker_loses_no_file(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker killed mid-scan (the OOM killer): its chunks are loaded here, nothing is lost."""
+    serial = report(tree, 1, monkeypatch)
+    monkeypatch.setattr(parallel, "MIN_FILES", 0)
+    monkeypatch.setattr(parallel, "MAX_CHUNK", 7)
+    main = os.getpid()
+    real = parallel._load_chunk
+
+    def killed(paths: list[Path], options: ScanOptions) -> object:
+        if os.getpid() != main:
+            (tree.parent / "killed").touch()
+            os.kill(os.getpid(), signal.SIGKILL)
+        return real(paths, options)
+
+    monkeypatch.setattr(parallel, "_load_chunk", killed)
+    assert report(tree, 2, monkeypatch) == serial
+    assert report(tree, 3, monkeypatch) == serial
+    assert (tree.parent / "killed").exists()  # a worker did take a chunk, and died
+
+
+@pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="needs fork")
+def test_chunks_beyond_a_full_board_are_loaded_here(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from finlint import forkpool
+
+    serial = report(tree, 1, monkeypatch)
+    monkeypatch.setattr(parallel, "MIN_FILES", 0)
+    monkeypatch.setattr(parallel, "MAX_CHUNK", 7)
+    small = forkpool.ForkPool.__init__
+
+    def three_tasks(self: forkpool.ForkPool, workers: int, work: object, **_: object) -> None:
+        small(self, workers, work, max_tasks=3)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(forkpool.ForkPool, "__init__", three_tasks)
+    assert report(tree, 2, monkeypatch) == serial
+
+
 def test_small_scans_stay_serial(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "nb.yaml").write_text(P5_NOTEBOOK)
 
@@ -76,7 +114,10 @@ def test_small_scans_stay_serial(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 
     import concurrent.futures
 
+    from finlint import forkpool
+
     monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", no_pool)
+    monkeypatch.setattr(forkpool, "ForkPool", no_pool)
     assert lint(ScanOptions(paths=[tmp_path], jobs=8)).findings
 
 

@@ -38,6 +38,8 @@ _FRAME = struct.Struct("<qqq")  # a result frame: task, ok (0/1), payload length
 #: F_SETPIPE_SZ (Linux): a larger pipe lets a worker run ahead while this process works
 _F_SETPIPE_SZ = 1031
 _PIPE_BYTES = 1 << 20
+#: Seconds a process waits for the lock before it checks that the others are alive.
+LOCK_PATIENCE = 1.0
 
 
 class BoardFull(Exception):
@@ -66,7 +68,9 @@ class ForkPool:
         self._used = 0  # bytes of the data area written (only this process publishes)
         self._published = 0
         self._token_read, self._token_write = os.pipe()
+        os.set_blocking(self._token_read, False)  # every process waits in select, then reads
         os.write(self._token_write, b"t")
+        self._owner = os.getpid()
         self._pids: list[int] = []
         self._pipes: dict[int, bytearray] = {}  # read end -> bytes received, not yet framed
         self.results: dict[int, object] = {}
@@ -172,6 +176,8 @@ class ForkPool:
                     return int(front)
                 if done:
                     return None
+            if os.getppid() != self._owner:  # the parent is gone: nobody will publish more
+                os._exit(1)
             time.sleep(0.0005)  # publishing runs ahead of the workers: rare, and short
 
     def payload(self, task: int) -> bytes:
@@ -184,16 +190,40 @@ class ForkPool:
 
     @contextmanager
     def _locked(self) -> Iterator[None]:
+        """Hold the token. A process killed while holding it (the OOM killer) would leave the
+        others waiting forever, so a wait of :data:`LOCK_PATIENCE` seconds looks around: a
+        worker whose parent is gone exits; the parent, when a worker has died, puts a new
+        token in (at worst two processes then claim one task, or one task is claimed by
+        nobody: a task done twice gives the same result, one without a result is redone)."""
         while True:
-            try:
-                os.read(self._token_read, 1)  # blocks until the token is back
-                break
-            except InterruptedError:  # pragma: no cover - PEP 475 retries; kept for clarity
-                continue
+            ready, _, _ = select.select([self._token_read], [], [], LOCK_PATIENCE)
+            if ready:
+                try:
+                    os.read(self._token_read, 1)
+                    break
+                except BlockingIOError:  # another process took it first
+                    continue
+            if os.getpid() != self._owner:
+                if os.getppid() != self._owner:
+                    os._exit(1)
+            elif self._reap():
+                os.write(self._token_write, b"t")
         try:
             yield
         finally:
             os.write(self._token_write, b"t")
+
+    def _reap(self) -> bool:
+        """Whether a worker was killed (by a signal: it may have held the token); the workers
+        that have exited are reaped here."""
+        killed = False
+        for pid in list(self._pids):
+            with suppress(ChildProcessError):
+                done, status = os.waitpid(pid, os.WNOHANG)
+                if done == pid:
+                    self._pids.remove(pid)
+                    killed = killed or os.WIFSIGNALED(status)
+        return killed
 
     # -- results -------------------------------------------------------------------------------
 
