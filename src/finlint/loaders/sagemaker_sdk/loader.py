@@ -109,12 +109,17 @@ def _identity(line: int) -> int:
 
 def _parse_notebook(text: str, display: str, result: LoadResult) -> tuple[ast.Module, LineMap] | None:
     """Code cells as one module in cell order; module line -> the .ipynb line of that source line."""
+    from finlint.loaders.sagemaker_sdk.nbjson import NotSimple, read_notebook
+
     try:
-        docs = load_all(text, is_json=True)
-    except YamlLoadError as exc:
-        result.errors.append(LoadError(display, exc.line, f"invalid notebook: {exc.message}"))
-        return None
-    notebook = docs[0] if docs else None
+        notebook: Any = read_notebook(text)  # the cells only, with json's C scanner
+    except NotSimple:  # the YAML loader reads it (and says where it is broken)
+        try:
+            docs = load_all(text, is_json=True)
+        except YamlLoadError as exc:
+            result.errors.append(LoadError(display, exc.line, f"invalid notebook: {exc.message}"))
+            return None
+        notebook = docs[0] if docs else None
     cells = notebook.get("cells") if isinstance(notebook, dict) else None
     if cells is None and isinstance(notebook, dict):  # nbformat 3
         sheets = notebook.get("worksheets")
@@ -136,19 +141,21 @@ def _parse_notebook(text: str, display: str, result: LoadResult) -> tuple[ast.Mo
         source = _strip_magics(lines)
         if source is None:
             continue  # %%bash, %%writefile...: not Python
+        offset = len(file_lines) - 1
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                tree = ast.parse(source)
+                # parsed below the cells before it: its line numbers are the module's without
+                # ast.increment_lineno, a walk of every node of every cell (a third of the SDK
+                # loader's time on notebook-heavy repositories)
+                tree = ast.parse("\n" * offset + source)
         except (SyntaxError, ValueError) as exc:
-            line = getattr(exc, "lineno", None) or 1
+            line = (getattr(exc, "lineno", None) or offset + 1) - offset
             at = lines_at[min(max(line, 1), len(lines_at)) - 1]
             msg = getattr(exc, "msg", str(exc))
             note = f"notebook cell {index + 1} skipped: not valid Python ({msg})"
             result.notices.append(Notice(display, at, note))
             continue
-        offset = len(file_lines) - 1
-        ast.increment_lineno(tree, offset)
         module.body.extend(tree.body)
         file_lines.extend(lines_at)
         source_lines.extend(source.split("\n")[: len(lines_at)])
@@ -257,11 +264,15 @@ def _analyse(
 ) -> None:
     is_test_file = _is_test_file(path)
     interp = SdkInterpreter(is_test_file=is_test_file, sources=Sources(path, display))
-    interp.instance_literals = {
-        n.value
-        for n in ast.walk(tree)
-        if isinstance(n, ast.Constant) and isinstance(n.value, str) and _INSTANCE_TYPE.match(n.value)
-    }
+    interp.instance_literals = (
+        {
+            n.value
+            for n in ast.walk(tree)
+            if isinstance(n, ast.Constant) and isinstance(n.value, str) and _INSTANCE_TYPE.match(n.value)
+        }
+        if "ml." in text  # a walk of the whole tree, for the files that can have one
+        else set()
+    )
     interp.run_module(tree)
     for line, message in interp.notices:
         result.notices.append(Notice(display, line_map(line), message))
@@ -272,7 +283,7 @@ def _analyse(
                 launch.skip = None
                 launch.extra["in_test_code"] = True
     if interp.sources is not None:
-        defaults = find_defaults(interp.sources, tree)
+        defaults = find_defaults(interp.sources, tree, "environ" in text)
         if defaults:
             apply_defaults(interp.sources, defaults, [la for la in interp.launches if la.skip is None])
     inputs = tuple(sorted(interp.sources.inputs - {display})) if interp.sources is not None else ()

@@ -44,10 +44,11 @@ TRAINER_KEYS: dict[str, tuple[str, Mapping[str, tuple[str, ...]]]] = {
 }
 
 
-def find_defaults(sources: Sources, tree: ast.Module) -> list[str]:
-    """Absolute paths of the defaults files that apply to this script, admin first."""
+def find_defaults(sources: Sources, tree: ast.Module, mentions_environ: bool = True) -> list[str]:
+    """Absolute paths of the defaults files that apply to this script, admin first
+    (``mentions_environ``: the text says ``environ``, else no assignment to it is looked for)."""
     found: dict[str, str] = {}
-    for key, value in _environ_assignments(tree):
+    for key, value in _environ_assignments(tree) if mentions_environ else ():
         path = _override_path(sources, value)
         if path is not None:
             found[key] = path
