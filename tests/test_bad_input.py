@@ -122,3 +122,19 @@ def test_unclaimed_json_is_checked_but_not_line_loaded(
     result = scan_paths([tmp_path])
     assert calls == [1]  # only the training-job request
     assert result.files_scanned == 2 and not result.errors
+
+
+def test_valid_json_that_libyaml_refused_is_read_with_its_lines(tmp_path: Path) -> None:
+    """JSON allows what libyaml refuses or folds: a surrogate-pair escape (an emoji as
+    ``json.dumps`` writes it), raw DEL/C1 controls, U+2028 and U+FFFE in strings. Such files were
+    a FIN000 "invalid JSON" (seven real notebooks of aws/amazon-sagemaker-examples were)."""
+    request = GOOD_REQUEST.replace(
+        '"TrainingJobName": "x",',
+        '"TrainingJobName": "x",\n  "Tags": [{"Key": "note", "Value": "'
+        + 'done \\ud83d\\ude00 \x7f \x85 \u2028 \ufffe"}],',
+    )
+    assert request.count("\n") == GOOD_REQUEST.count("\n") + 1
+    (tmp_path / "job.json").write_text(request, encoding="utf-8")
+    result = scan_paths([tmp_path])
+    assert [f.rule_id for f in result.findings] == ["FIN101"]
+    assert result.records[0].line_of("instance_type") == 5  # one line down: lines count by \n

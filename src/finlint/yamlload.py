@@ -189,6 +189,30 @@ def json_error(exc: json.JSONDecodeError) -> tuple[str, int]:
     return f"invalid JSON: {exc.msg}", exc.lineno
 
 
+#: characters JSON allows raw in a string that libyaml refuses (non-printable) or reads as a line
+#: break inside a quoted scalar (folding it into a space): written as the escapes they equal
+_JSON_RAW_FOR_LIBYAML = re.compile("[\x7f-\x9f\u2028\u2029\ufffe\uffff]")
+#: a surrogate-pair escape (an astral character as ``json.dumps`` writes it), which libyaml
+#: refuses ("invalid Unicode character escape code"), after an even run of backslashes
+_JSON_PAIR = re.compile(r"(?<!\\)((?:\\\\)*)\\u([dD][89abAB][0-9a-fA-F]{2})\\u([dD][c-fC-F][0-9a-fA-F]{2})")
+
+
+def _json_for_libyaml(text: str) -> str:
+    """Valid JSON that libyaml reads as JSON does (same values, same lines): astral escapes
+    as their characters, raw DEL/C1/U+2028/U+2029/U+FFFE/U+FFFF as escapes. (Without this a
+    valid notebook or request with an emoji escape was a FIN000 "invalid JSON".)"""
+    if "\\u" in text and _JSON_PAIR.search(text):
+        text = _JSON_PAIR.sub(_pair_character, text)
+    if _JSON_RAW_FOR_LIBYAML.search(text):
+        text = _JSON_RAW_FOR_LIBYAML.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return text
+
+
+def _pair_character(match: re.Match[str]) -> str:
+    high, low = int(match.group(2), 16), int(match.group(3), 16)
+    return match.group(1) + chr(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))
+
+
 def load_all(text: str, is_json: bool = False, max_nodes: int | None = None) -> list[Any]:
     """Every document of ``text``; raises :class:`YamlLoadError` with a line on bad input.
 
@@ -207,7 +231,7 @@ def load_all(text: str, is_json: bool = False, max_nodes: int | None = None) -> 
             raise YamlLoadError(*json_error(exc)) from exc
         except RecursionError as exc:
             raise YamlLoadError("document is nested too deeply to load", 1) from exc
-        text = text.replace("\t", " ")
+        text = _json_for_libyaml(text.replace("\t", " "))
     loader = LineLoader(text)
     loader.source_lines = re.split("\r\n|\r|\n", text)
     try:

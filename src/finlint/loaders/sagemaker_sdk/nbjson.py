@@ -7,12 +7,9 @@ that was a third of the scan. Here the document is walked by hand only where the
 (the top object, ``cells``/``worksheets``, each cell's keys, ``source``/``input``), and every
 other value is parsed by the C scanner and dropped, so the whole file is still checked as
 JSON. The result has the same ``LineDict``/``LineList`` shape (and lines) as the YAML loader's
-for those parts (``tests/test_nbjson.py`` compares them), and is truer to JSON where libyaml was
-not: a surrogate-pair escape (an emoji as ``json.dumps`` writes it) and a raw DEL or U+FFFE
-no longer make the notebook invalid, and a raw U+0085/U+2028/U+2029 in a string stays itself
-(YAML folded it into a space; lines are counted by ``\n``, as editors and GitHub count them).
-Anything this reader refuses is read by the YAML loader instead, whose error messages say
-where the file is broken.
+for those parts (``tests/test_nbjson.py`` compares them, on random notebooks too). Lines are
+counted by ``\n``, as editors and GitHub count them. Anything this reader refuses is read by
+the YAML loader instead, whose error messages say where the file is broken.
 """
 
 from __future__ import annotations
