@@ -27,7 +27,7 @@ from pathlib import Path
 from types import CodeType
 from typing import Any
 
-from finlint.usercache import cache_dir, trusted, write_private
+from finlint.usercache import cache_dir, read_marshal, write_private
 
 #: a cache that grew past this (many class shapes over many versions) keeps only this run's texts
 MAX_ENTRIES = 5000
@@ -91,12 +91,7 @@ def uninstall() -> None:
 
 
 def _read(path: Path) -> dict[str, bytes]:
-    try:
-        if not (path.is_file() and trusted(path)):
-            return {}
-        data = marshal.loads(path.read_bytes())
-    except Exception:  # noqa: BLE001 - a broken cache is a miss
-        return {}
+    data = read_marshal(path)
     if not isinstance(data, dict):
         return {}
     return {k: v for k, v in data.items() if isinstance(k, str) and isinstance(v, bytes)}

@@ -27,7 +27,7 @@ from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
-from finlint.usercache import cache_dir, trusted, write_private
+from finlint.usercache import cache_dir, read_marshal, write_private
 
 #: a cache that grew past this keeps only what this run used
 MAX_ENTRIES = 2000
@@ -70,12 +70,7 @@ def install() -> int:
 
 
 def _read(path: Path) -> dict[tuple[str | bytes, int], Entry]:
-    try:
-        if not (path.is_file() and trusted(path)):
-            return {}
-        data = marshal.loads(path.read_bytes())
-    except Exception:  # noqa: BLE001 - a broken cache is a miss
-        return {}
+    data = read_marshal(path)
     if not isinstance(data, list):
         return {}
     entries: dict[tuple[str | bytes, int], Entry] = {}

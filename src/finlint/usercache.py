@@ -51,6 +51,18 @@ def write_private(where: Path, path: Path, data: bytes) -> None:
         pass
 
 
+def read_marshal(path: Path) -> Any:
+    """What a trusted cache file holds (:mod:`marshal`), or None (missing, foreign, broken)."""
+    import marshal
+
+    try:
+        if path.is_file() and trusted(path):
+            return marshal.loads(path.read_bytes())
+    except Exception:  # noqa: BLE001 - a broken cache is a miss
+        pass
+    return None
+
+
 def json_file(path: Path) -> Any:
     """The parsed JSON of one of finlint's own data files (the instance catalog, the pricing
     snapshot), from a :mod:`marshal` copy in the cache while the file is unchanged: parsing the
@@ -66,13 +78,9 @@ def json_file(path: Path) -> Any:
     if where is None:
         return json.loads(path.read_text("utf-8"))
     cached = where / f"data-{zlib.crc32(key.encode()):08x}.marshal"
-    try:
-        if cached.is_file() and trusted(cached):
-            stored_key, data = marshal.loads(cached.read_bytes())
-            if stored_key == key:
-                return data
-    except Exception:  # noqa: BLE001 - a broken copy is a miss
-        pass
+    stored = read_marshal(cached)
+    if isinstance(stored, tuple) and len(stored) == 2 and stored[0] == key:
+        return stored[1]
     data = json.loads(path.read_text("utf-8"))
     write_private(where, cached, marshal.dumps((key, data)))  # JSON values always marshal
     return data
