@@ -44,6 +44,10 @@ _PROVISIONER_DEFAULT_REQUIREMENTS = (
     ("karpenter.k8s.aws/instance-category", "In", ("c", "m", "r")),
     ("karpenter.k8s.aws/instance-generation", "Gt", ("2",)),
 )
+#: ``nodeClassRef.group`` of SageMaker HyperPod's Karpenter autoscaling: a ``HyperpodNodeClass``
+#: names HyperPod instance groups, and the pool launches only their (``ml.*``) instance types,
+#: which the HyperPod cluster sets, not every EC2 type its requirements admit.
+HYPERPOD_NODE_CLASS_GROUP = "karpenter.sagemaker.amazonaws.com"
 _INSTANCE_SELECTION_KEYS = frozenset(
     {
         "node.kubernetes.io/instance-type",
@@ -220,6 +224,14 @@ def load_karpenter_pool(d: Doc) -> list[Record]:
     if node_ref is not None:
         extra["node_class"] = text(node_ref.get("name"), "nodeClassRef.name")
         extra["node_class_kind"] = node_ref.get("kind")
+        if node_ref.get("group") == HYPERPOD_NODE_CLASS_GROUP and unresolved is None:
+            extra["hyperpod_node_class"] = True
+            unresolved = Unknown(
+                f"nodeClassRef is HyperpodNodeClass {extra['node_class']!r}: the pool launches the "
+                "SageMaker HyperPod instance groups that class names, whose instance types are set "
+                "on the HyperPod cluster"
+            )
+            lines["instance_types"] = d.line_at(pod_spec, "nodeClassRef")
     if "weight" in spec:
         extra["weight"] = integer(spec.get("weight"), "weight")
     min_size: Maybe[int] = 0
@@ -228,7 +240,7 @@ def load_karpenter_pool(d: Doc) -> list[Record]:
         min_size = desired = integer(spec.get("replicas"), "spec.replicas")
         lines["min_size"] = lines["desired_size"] = d.line_at(spec, "replicas")
     if unresolved is not None:
-        lines["instance_types"] = lines.get("requirements", d.line(d.doc.line))
+        lines.setdefault("instance_types", lines.get("requirements", d.line(d.doc.line)))
     pool = ComputePool(
         **d.common(namespaced=False, lines=lines),
         extra=extra,

@@ -276,7 +276,12 @@ class Evaluator:
             for a in args:
                 if isinstance(a, Unknown):
                     return a
-        return fn(*args)
+        try:
+            return fn(*args)
+        except (TypeError, ValueError, ArithmeticError, LookupError) as exc:
+            # a call Terraform rejects (wrong number or type of arguments, e.g. cf2tf's
+            # split("","", x)) costs this value, not the configuration
+            raise EvalError(f"{name}() with these arguments: {exc}") from exc
 
     def templatefile(self, expr: h.Call) -> Any:
         if len(expr.args) != 2:

@@ -17,6 +17,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Union
 
+from finlint.loaders.terraform import heredocs
+
 MAX_FILE_BYTES = 4 * 1024 * 1024
 _CACHE_LIMIT = 1024
 
@@ -283,7 +285,7 @@ def _parse_uncached(text: str) -> Body:
     from lark.exceptions import LarkError, UnexpectedInput
 
     try:
-        tree = hcl2.parses_to_tree(text)
+        tree = heredocs.parse_tree(hcl2, text)
     except UnexpectedInput as exc:
         line = int(getattr(exc, "line", 1) or 1)
         if line < 1:
