@@ -129,7 +129,9 @@ def test_show_undetermined_explains_what_could_not_be_checked(tmp_path: Path) ->
     # FIN301 (is it p5?) and FIN302 (is it a GPU notebook?) both need the instance type
     assert code == 0 and "2 check(s) undetermined" in out
     code, out = run("scan", str(tmp_path), "--show-undetermined")
-    assert "nb.yaml:5: FIN301 [undetermined] Nb:" in out and "NotebookType has no Default" in out
+    # both point at the line a person makes static (the !Ref), not at the resource's first line
+    assert "nb.yaml:8: FIN301 [undetermined] Nb:" in out and "NotebookType has no Default" in out
+    assert "nb.yaml:8: FIN302 [undetermined] Nb:" in out
     data = json.loads(run("scan", str(tmp_path), "--format", "json")[1])
     assert data["summary"]["undetermined"] == 2
     assert data["undetermined"][0]["rule_id"] == "FIN301"

@@ -115,3 +115,30 @@ def test_undecided_checks_are_reported_with_the_reason(policy) -> None:  # type:
     assert len(findings) == 1
     assert [u.reasons for u in undecided] == [("spot: args.use_spot has no default",)]
     assert undecided[0].to_json()["rule_id"] == "TST101"
+
+
+def test_undetermined_points_at_the_attribute_whose_value_is_unknown(tmp_path: Path) -> None:
+    """The line a person edits to make the check decidable: the attribute holding ``var.x``
+    (a field the condition reads, or a fact that passed the field's Unknown on), not the
+    resource's first line."""
+    (tmp_path / "main.tf").write_text(
+        'variable "notebook_type" {\n  type = string\n}\n\n'
+        'resource "aws_sagemaker_notebook_instance" "nb" {\n'
+        '  name          = "research"\n'
+        '  role_arn      = "arn:aws:iam::111122223333:role/R"\n'
+        "  instance_type = var.notebook_type\n"
+        "}\n\n"
+        'resource "aws_sagemaker_training_job" "job" {\n'
+        '  training_job_name = "t"\n'
+        '  role_arn          = "arn:aws:iam::111122223333:role/R"\n'
+        "  stopping_condition {\n"
+        "    max_runtime_in_seconds = var.max_runtime\n"
+        "  }\n"
+        "}\n"
+    )
+    from finlint.scan import ScanOptions, lint
+
+    result = lint(ScanOptions(paths=[tmp_path]))
+    lines = {(u.rule_id, u.line) for u in result.undetermined}
+    assert ("FIN301", 8) in lines and ("FIN302", 8) in lines  # instance_type = var.notebook_type
+    assert all(line != 5 for _, line in lines), lines  # never the resource's first line here

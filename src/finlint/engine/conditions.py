@@ -37,6 +37,14 @@ class Env:
         self.params = params
         self.lets: dict[str, Any] = {}
         self.unknowns: list[str] = []  # "ref: reason" for every Unknown a predicate met
+        self.unknown_refs: list[str] = []  # the refs and their reasons, in the same order
+        self.unknown_reasons: list[str] = []
+
+    def unknown(self, ref: str, value: Unknown) -> None:
+        """A predicate met ``ref`` unknown: the verdict depends on it."""
+        self.unknowns.append(f"{ref}: {value.reason}")
+        self.unknown_refs.append(ref)
+        self.unknown_reasons.append(value.reason)
 
     def param(self, value: Any) -> Any:
         if isinstance(value, str) and value.startswith("$"):
@@ -110,7 +118,7 @@ def _unary(op: str, ref: str) -> Compiled:
     def test(env: Env) -> bool | None:
         value = env.ref(ref)
         if isinstance(value, Unknown):
-            env.unknowns.append(f"{ref}: {value.reason}")
+            env.unknown(ref, value)
             return None
         if op == "exists":
             return value is not None and value is not False
@@ -126,7 +134,7 @@ def _binary(op: str, ref: str, operand: Any) -> Compiled:
         value = env.ref(ref)
         target = env.param(operand)
         if isinstance(value, Unknown):
-            env.unknowns.append(f"{ref}: {value.reason}")
+            env.unknown(ref, value)
             return None
         if value is None:
             return op in ("not_equals", "not_in")

@@ -17,7 +17,7 @@ from finlint.engine.facts import Evidence
 from finlint.engine.origins import sourced_location
 from finlint.engine.policy import Policy
 from finlint.finding import Finding
-from finlint.ir import Record
+from finlint.ir import Record, Unknown
 
 
 def _location(policy: Policy, env: Env) -> tuple[int, int]:
@@ -32,6 +32,29 @@ def _location(policy: Policy, env: Env) -> tuple[int, int]:
         if line:
             return line, line
     return record.location.line, record.location.end_line
+
+
+def _undetermined_line(policy: Policy, env: Env) -> int:
+    """Where an undetermined check points: the line of the first attribute whose value was
+    unknown (the ``!Ref``, ``var.x`` or ``{{ .Values.x }}`` a person would make static), else
+    the attribute the rule points at, else the resource."""
+    record = env.record
+    unknown_fields: dict[str, str] | None = None  # reason -> the first field holding that Unknown
+    for ref, reason in zip(env.unknown_refs, env.unknown_reasons, strict=True):
+        if ref in policy.let or ref.startswith("fact."):
+            # a fact's Unknown usually passes on a field's (same reason): point at that field
+            if unknown_fields is None:
+                unknown_fields = {}
+                for attr, value in record.attributes().items():
+                    if isinstance(value, Unknown):
+                        unknown_fields.setdefault(value.reason, attr)
+            name = unknown_fields.get(reason)
+        else:
+            name = ref.split(".", 1)[0]
+        line = record.line_of(name) if name else None
+        if line:
+            return line
+    return _location(policy, env)[0]
 
 
 def _evidence(env: Env) -> dict[str, Any]:
@@ -165,8 +188,10 @@ def evaluate_records(
                 verdict = test(env)
                 if verdict is None and want_undetermined:
                     reasons = tuple(dict.fromkeys(env.unknowns))
-                    at = record.location
-                    entry = Undetermined(policy.id, policy.name, at.file, at.line, record.address, reasons)
+                    line = _undetermined_line(policy, env)
+                    entry = Undetermined(
+                        policy.id, policy.name, record.location.file, line, record.address, reasons
+                    )
                     out.append(((p_index, k_index, index), entry))
                 if verdict is not True:
                     continue
