@@ -1,0 +1,102 @@
+"""Regressions from field test round 3 of the SageMaker loaders (docs/field-test-round3-sdk.md).
+
+Every fixture is a small hand-written reduction of a pattern seen in public code; no public
+file is copied here.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from tests.conftest import scan_files
+
+from finlint.ir import TrainingJob, Unknown
+from finlint.loaders.sagemaker_sdk.loader import load_file
+
+
+def _jobs(tmp_path: Path, text: str, name: str = "launch.py") -> list[TrainingJob]:
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(text), encoding="utf-8")
+    result = load_file(path, name, path.read_text(), {})
+    assert not result.errors, result.errors
+    return [r for r in result.records if isinstance(r, TrainingJob)]
+
+
+# --- instance attributes set on branches ----------------------------------------------------------
+
+HANDLER = """\
+    import sagemaker
+
+
+    class Handler:
+        def __init__(self, role, use_spot: bool, instance_type: str):
+            self.role = role
+            self.use_spot = use_spot
+            self.instance_type = instance_type
+            if use_spot:
+                self.max_wait = 3600
+                self.max_run = 3600
+            else:
+                self.max_wait = None
+                self.max_run = 3600 * 5
+
+        def launch(self):
+            est = sagemaker.estimator.Estimator(
+                image_uri="img",
+                role=self.role,
+                instance_count=1,
+                instance_type=self.instance_type,
+                use_spot_instances=self.use_spot,
+                max_run=self.max_run,
+                max_wait=self.max_wait,
+            )
+            est.fit()
+    """
+
+
+def test_attributes_set_differently_under_an_if_in_init_are_unknown(tmp_path: Path) -> None:
+    # A handler class sets max_run/max_wait on both branches of `if use_spot:`. The attribute
+    # writes went straight into the instance, so the else branch won: max_wait None, max_run
+    # 18000, and FIN203 ("spot without max wait") fired on a job that sets 3600 when on spot.
+    (job,) = _jobs(tmp_path, HANDLER)
+    assert isinstance(job.max_runtime_s, Unknown) and "if use_spot" in job.max_runtime_s.reason
+    assert isinstance(job.max_wait_s, Unknown)
+
+
+def test_attribute_branches_do_not_fire_spot_max_wait(tmp_path: Path) -> None:
+    result = scan_files(tmp_path, {"handler.py": textwrap.dedent(HANDLER)})
+    rules = {f.rule_id for f in result.findings}
+    assert "FIN203" not in rules
+    assert "FIN201" in rules  # spot on the flag and no checkpoint on any branch: still real
+    assert any(u.rule_id == "FIN203" for u in result.undetermined)
+
+
+def test_attribute_set_the_same_on_every_branch_stays_known(tmp_path: Path) -> None:
+    text = """\
+        from sagemaker.pytorch import PyTorch
+
+
+        class Job:
+            def __init__(self, fast):
+                if fast:
+                    self.instance_type = "ml.g5.2xlarge"
+                else:
+                    self.instance_type = "ml.g5.2xlarge"
+                self.max_run = 7200
+                for _ in range(2):
+                    self.max_run = 7200
+                    self.max_wait = 7200
+
+            def run(self):
+                PyTorch(entry_point="t.py", instance_type=self.instance_type, instance_count=1,
+                        max_run=self.max_run, max_wait=self.max_wait).fit()
+
+
+        Job(fast=True).run()
+        """
+    (job,) = _jobs(tmp_path, text)
+    assert job.instance_type == "ml.g5.2xlarge"
+    assert job.max_runtime_s == 7200
+    # set only inside a loop (which may run zero times): unknown, as a name would be
+    assert isinstance(job.max_wait_s, Unknown) and "loop" in job.max_wait_s.reason
