@@ -6,6 +6,7 @@ file is copied here.
 
 from __future__ import annotations
 
+import json
 import textwrap
 from pathlib import Path
 
@@ -100,3 +101,40 @@ def test_attribute_set_the_same_on_every_branch_stays_known(tmp_path: Path) -> N
     assert job.max_runtime_s == 7200
     # set only inside a loop (which may run zero times): unknown, as a name would be
     assert isinstance(job.max_wait_s, Unknown) and "loop" in job.max_wait_s.reason
+
+
+# --- a job's own configuration, saved as test output ----------------------------------------------
+
+
+def test_a_job_configuration_with_an_arn_is_not_a_launch(tmp_path: Path) -> None:
+    # SageMaker writes the job's configuration into the container
+    # (/opt/ml/input/config/trainingjobconfig.json); a library kept one as expected test output.
+    # It has TrainingJobArn but no TrainingJobStatus, so it was read as a CreateTrainingJob
+    # request and FIN204 (multi-node spot) fired on a file nobody edits to launch anything.
+    config = {
+        "TrainingJobName": "task1-2020",
+        "TrainingJobArn": "arn:aws:sagemaker:us-east-1:111122223333:training-job/task1-2020",
+        "RoleArn": "arn:aws:iam::111122223333:role/r",
+        "EnableManagedSpotTraining": True,
+        "ResourceConfig": {"InstanceCount": 2, "InstanceType": "ml.m5.large", "VolumeSizeInGB": 30},
+        "StoppingCondition": {"MaxRuntimeInSeconds": 900, "MaxWaitTimeInSeconds": 900},
+        "AlgorithmSpecification": {"TrainingImage": "img", "TrainingInputMode": "File"},
+    }
+    result = scan_files(tmp_path, {"config/trainingjobconfig.json": json.dumps(config)})
+    assert not result.findings and not result.records
+    assert [n.message for n in result.notices] == [
+        "a created job's configuration (it has a TrainingJobArn), not a request: skipped"
+    ]
+
+
+def test_a_request_without_an_arn_is_still_a_launch(tmp_path: Path) -> None:
+    request = {
+        "TrainingJobName": "j",
+        "RoleArn": "arn:aws:iam::111122223333:role/r",
+        "EnableManagedSpotTraining": True,
+        "ResourceConfig": {"InstanceCount": 2, "InstanceType": "ml.m5.large", "VolumeSizeInGB": 30},
+        "StoppingCondition": {"MaxRuntimeInSeconds": 900, "MaxWaitTimeInSeconds": 900},
+        "AlgorithmSpecification": {"TrainingImage": "img", "TrainingInputMode": "File"},
+    }
+    result = scan_files(tmp_path, {"request.json": json.dumps(request)})
+    assert "FIN204" in {f.rule_id for f in result.findings}
