@@ -12,7 +12,7 @@ from pathlib import Path
 
 from tests.conftest import scan_files
 
-from finlint.ir import TrainingJob, Unknown
+from finlint.ir import DataLoader, TrainingJob, Unknown
 from finlint.loaders.sagemaker_sdk.loader import load_file
 
 
@@ -138,3 +138,45 @@ def test_a_request_without_an_arn_is_still_a_launch(tmp_path: Path) -> None:
     }
     result = scan_files(tmp_path, {"request.json": json.dumps(request)})
     assert "FIN204" in {f.rule_id for f in result.findings}
+
+
+# --- DataLoaders in device-agnostic scripts ---------------------------------------------------------
+
+EVALUATION = """\
+    import torch
+
+
+    def eval_loader(dataset, batch_size):
+        return torch.utils.data.DataLoader(dataset, batch_size=batch_size, shuffle=True)
+
+
+    def main():
+        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        if torch.cuda.device_count() > 1:
+            print("gpus", torch.cuda.device_count())
+        return device
+    """
+
+
+def test_a_device_chosen_by_availability_is_not_gpu_evidence(tmp_path: Path) -> None:
+    # A model-evaluation script run by a ProcessingStep on ml.m5.xlarge picks its device with
+    # `"cuda" if torch.cuda.is_available() else "cpu"`: the "cuda" literal made FIN601 report
+    # it as a starving GPU loader (4 hits in one repository, all evaluation scripts on CPU).
+    result = scan_files(tmp_path, {"evaluation.py": textwrap.dedent(EVALUATION)})
+    assert not [f for f in result.findings if f.rule_id == "FIN601"]
+    (loader,) = [r for r in result.records if isinstance(r, DataLoader)]
+    assert loader.gpu is None
+
+
+def test_a_device_chosen_the_other_way_round_is_not_evidence_either(tmp_path: Path) -> None:
+    agnostic = '"cuda" if torch.cuda.is_available() else "cpu"'
+    text = EVALUATION.replace(agnostic, '"cpu" if args.cpu else "cuda"')
+    result = scan_files(tmp_path, {"evaluation.py": textwrap.dedent(text)})
+    assert not [f for f in result.findings if f.rule_id == "FIN601"]
+
+
+def test_a_script_that_assumes_cuda_is_still_a_gpu_script(tmp_path: Path) -> None:
+    text = EVALUATION + '    state = torch.load("m.pt", map_location={"cuda:0": "cuda:1"})\n'
+    result = scan_files(tmp_path, {"train.py": textwrap.dedent(text)})
+    (finding,) = [f for f in result.findings if f.rule_id == "FIN601"]
+    assert "uses CUDA" in finding.message
