@@ -180,3 +180,62 @@ def test_a_script_that_assumes_cuda_is_still_a_gpu_script(tmp_path: Path) -> Non
     result = scan_files(tmp_path, {"train.py": textwrap.dedent(text)})
     (finding,) = [f for f in result.findings if f.rule_id == "FIN601"]
     assert "uses CUDA" in finding.message
+
+
+# --- JSON templates --------------------------------------------------------------------------------
+
+PIPELINE_TEMPLATE = """\
+{
+  "Version": "2020-12-01",
+  "Parameters": [
+    {"Name": "TrainingInstanceType", "Type": "String", "DefaultValue": "{{ trainingInstanceType }}"},
+    {"Name": "TrainingInstanceCount", "Type": "Integer", "DefaultValue": {{ trainingInstanceCount }} }
+  ],
+  "Steps": [
+    {
+      "Name": "Train",
+      "Type": "Training",
+      "Arguments": {
+        "AlgorithmSpecification": {"TrainingImage": "{{ image }}", "TrainingInputMode": "File"},
+        "RoleArn": "{{ roleArn }}",
+        "OutputDataConfig": {"S3OutputPath": "s3://{{ bucket }}/models"},
+        "ResourceConfig": {
+          "InstanceType": {"Get": "Parameters.TrainingInstanceType"},
+          "InstanceCount": {"Get": "Parameters.TrainingInstanceCount"},
+          "VolumeSizeInGB": 30
+        },
+        "StoppingCondition": {"MaxRuntimeInSeconds": 86400}
+      }
+    }
+  ]
+}
+"""
+
+
+def test_a_pipeline_definition_template_is_read_not_a_parse_error(tmp_path: Path) -> None:
+    # A deploy script renders pipeline-template/pipeline.json with Handlebars/Jinja; one
+    # placeholder stands bare where a number goes, so the file is not JSON and was a FIN000
+    # "invalid JSON". Bare placeholders are now quoted (lines kept) and the step is read, its
+    # templated values unknown.
+    result = scan_files(tmp_path, {"pipeline-template/pipeline.json": PIPELINE_TEMPLATE})
+    assert not result.errors and not result.findings and not result.notices
+    (job,) = [r for r in result.records if isinstance(r, TrainingJob)]
+    step_open = PIPELINE_TEMPLATE.splitlines().index('      "Name": "Train",')  # the `{` above, 1-based
+    assert job.location.line == step_open
+    assert isinstance(job.instance_type, Unknown) and "templated" in job.instance_type.reason
+    assert isinstance(job.instance_count, Unknown)
+    assert job.max_runtime_s == 86400
+
+
+def test_a_json_template_with_control_tags_is_a_notice_not_fin000(tmp_path: Path) -> None:
+    text = PIPELINE_TEMPLATE.replace('"Steps": [', '"Steps": [\n    {% for step in steps %}')
+    result = scan_files(tmp_path, {"pipeline.json": text})
+    assert not result.errors and not result.findings
+    (notice,) = result.notices
+    assert notice.message.startswith("skipped template")
+
+
+def test_broken_json_without_placeholders_is_still_fin000(tmp_path: Path) -> None:
+    text = PIPELINE_TEMPLATE.replace("{{ trainingInstanceCount }}", "").replace("{{", "").replace("}}", "")
+    result = scan_files(tmp_path, {"pipeline.json": text})
+    assert [f.rule_id for f in result.findings] == ["FIN000"]
