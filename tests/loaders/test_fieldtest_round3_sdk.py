@@ -239,3 +239,45 @@ def test_broken_json_without_placeholders_is_still_fin000(tmp_path: Path) -> Non
     text = PIPELINE_TEMPLATE.replace("{{ trainingInstanceCount }}", "").replace("{{", "").replace("}}", "")
     result = scan_files(tmp_path, {"pipeline.json": text})
     assert [f.rule_id for f in result.findings] == ["FIN000"]
+
+
+# --- local mode on every branch -------------------------------------------------------------------
+
+
+def test_local_or_local_gpu_on_branches_is_local_mode(tmp_path: Path) -> None:
+    # A local-mode notebook picks "local_gpu" when nvidia-smi works, else "local". The merge made
+    # the instance type Unknown, so the launch was checked: FIN101 on a job that never runs on
+    # SageMaker. Alternatives that are all local modes are local mode.
+    text = """\
+        import subprocess
+        from sagemaker.pytorch import PyTorch
+
+        instance_type = "local"
+        try:
+            if subprocess.call("nvidia-smi") == 0:
+                instance_type = "local_gpu"
+        except Exception:
+            pass
+
+        PyTorch(entry_point="cifar10.py", role="r", instance_count=1, instance_type=instance_type).fit()
+        gpu = "local_gpu" if subprocess.call("nvidia-smi") == 0 else "local"
+        PyTorch(entry_point="cifar10.py", role="r", instance_count=1, instance_type=gpu).fit()
+        """
+    assert _jobs(tmp_path, text) == []
+
+
+def test_local_or_a_real_instance_type_is_still_checked(tmp_path: Path) -> None:
+    text = """\
+        from sagemaker.pytorch import PyTorch
+
+        if on_studio:
+            instance_type = "ml.m4.xlarge"
+        else:
+            instance_type = "local"
+        PyTorch(entry_point="t.py", role="r", instance_count=1, instance_type=instance_type).fit()
+        other = "ml.g5.xlarge" if on_studio else "local_gpu"
+        PyTorch(entry_point="t.py", role="r", instance_count=1, instance_type=other).fit()
+        """
+    first, second = _jobs(tmp_path, text)
+    assert isinstance(first.instance_type, Unknown) and "on_studio" in first.instance_type.reason
+    assert isinstance(second.instance_type, Unknown) and first.max_runtime_default_s == 86400

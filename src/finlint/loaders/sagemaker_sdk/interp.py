@@ -38,6 +38,7 @@ from finlint.loaders.sagemaker_sdk.values import (
     fold_compare,
     is_known_scalar,
     merge,
+    one_of,
     partial_template,
     same,
 )
@@ -449,7 +450,9 @@ class Interpreter:
         body, orelse = self.eval(node.body, scope), self.eval(node.orelse, scope)
         if same(body, orelse):
             return body
-        return Unknown(f"depends on `{text_of(node.test)}`")
+        reason = f"depends on `{text_of(node.test)}`"
+        alternatives = one_of(body, orelse, reason)
+        return Unknown(reason) if alternatives is None else alternatives
 
     def eval_dict(self, node: ast.Dict, scope: Scope) -> DictVal:
         out = DictVal(line=node.lineno, end_line=node.end_lineno or node.lineno)

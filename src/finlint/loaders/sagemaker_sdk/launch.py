@@ -23,6 +23,7 @@ from finlint.loaders.sagemaker_sdk.values import (
     DictVal,
     NamespaceVal,
     ObjVal,
+    OneOf,
     ParserVal,
     PartialStr,
     Ref,
@@ -33,6 +34,7 @@ from finlint.loaders.sagemaker_sdk.values import (
 ESTIMATOR_DEFAULT_RUNTIME_S = 24 * 60 * 60  # sagemaker/estimator.py: max_run=24 * 60 * 60
 REMOTE_DEFAULT_RUNTIME_S = 24 * 60 * 60  # sagemaker/remote_function/client.py
 MODEL_TRAINER_DEFAULT_RUNTIME_S = 3600  # sagemaker/train/defaults.py DEFAULT_MAX_RUNTIME_IN_SECONDS
+LOCAL_MODES = frozenset({"local", "local_gpu"})  # instance types of SDK local mode (never billed)
 
 #: SDK v2 estimator classes (framework, generic, JumpStart and first-party algorithms).
 ESTIMATORS = frozenset(
@@ -310,7 +312,7 @@ class SdkInterpreter(FollowingInterpreter):
         if groups is not None and "instance_type" not in launch.fields:
             _instance_groups(launch, groups)
         itype = launch.fields.get("instance_type", (None, 0))[0]
-        if itype in ("local", "local_gpu"):
+        if itype in LOCAL_MODES or (isinstance(itype, OneOf) and set(itype.options) <= LOCAL_MODES):
             self.local_mode(launch, itype)
         self._job_name(launch, args, "base_job_name")
         return ObjVal("launch", [launch])

@@ -37,6 +37,35 @@ class PartialStr:
     template: str
 
 
+class OneOf(Unknown):
+    """Different strings on different branches (``"local"`` or ``"local_gpu"``): not known
+    statically, so Unknown everywhere, but one of ``options`` (local mode either way)."""
+
+    __slots__ = ("options",)
+
+    def __init__(self, reason: str, options: tuple[str, ...]) -> None:
+        super().__init__(reason)
+        self.options = options
+
+
+#: More alternatives than this are just Unknown.
+MAX_OPTIONS = 8
+
+
+def one_of(a: Any, b: Any, reason: str) -> OneOf | None:
+    """``a`` or ``b`` when both are plain strings (or alternatives of them), else None."""
+    options: list[str] = []
+    for value in (a, b):
+        if isinstance(value, OneOf):
+            options.extend(value.options)
+        elif isinstance(value, str) and _plain(value) is str:
+            options.append(str(value))
+        else:
+            return None
+    unique = tuple(dict.fromkeys(options))
+    return OneOf(reason, unique) if len(unique) <= MAX_OPTIONS else None
+
+
 @dataclass(eq=False)
 class DictVal:
     """A dict built in the source: key -> (value, line). ``open``: other keys may be present."""
@@ -164,6 +193,9 @@ def merge(a: Any, b: Any, reason: str) -> Any:
         and (isinstance(a, PartialStr) or isinstance(b, PartialStr))
     ):  # a partly dynamic string on every branch is still a string that is present
         return PartialStr(f"{_template(a)} | {_template(b)}")
+    alternatives = one_of(a, b, reason)
+    if alternatives is not None:
+        return alternatives
     if isinstance(a, Unknown):
         return a
     if isinstance(b, Unknown):
