@@ -281,3 +281,42 @@ def test_local_or_a_real_instance_type_is_still_checked(tmp_path: Path) -> None:
     first, second = _jobs(tmp_path, text)
     assert isinstance(first.instance_type, Unknown) and "on_studio" in first.instance_type.reason
     assert isinstance(second.instance_type, Unknown) and first.max_runtime_default_s == 86400
+
+
+LOCAL_PIPELINE = """\
+    import boto3
+    from sagemaker.estimator import Estimator
+    from sagemaker.workflow.pipeline_context import LocalPipelineSession, PipelineSession
+    from sagemaker.workflow.steps import TrainingStep
+
+    run_locally = RUN_LOCALLY
+    if run_locally:
+        pipeline_session = LocalPipelineSession(boto_session=boto3.Session())
+    else:
+        pipeline_session = PipelineSession()
+
+    xgb_train = Estimator(image_uri="img", instance_type="ml.m5.xlarge", instance_count=1,
+                          role="r", sagemaker_session=pipeline_session)
+    step = TrainingStep(name="Train", step_args=xgb_train.fit({"train": "s3://b/train"}))
+    """
+
+
+def test_an_estimator_on_a_local_pipeline_session_is_local_mode(tmp_path: Path) -> None:
+    # Local pipeline mode: the estimator names a real instance type but its session is a
+    # LocalPipelineSession, so the training step runs in a local container. FIN101 fired on it.
+    assert _jobs(tmp_path, LOCAL_PIPELINE.replace("RUN_LOCALLY", "True")) == []
+    text = """\
+        from sagemaker.local import LocalSession
+        from sagemaker.pytorch import PyTorch
+
+        PyTorch(entry_point="t.py", instance_type="ml.g5.xlarge", instance_count=1,
+                sagemaker_session=LocalSession()).fit()
+        """
+    assert _jobs(tmp_path, text, "local.py") == []
+
+
+def test_a_session_that_may_be_remote_is_still_checked(tmp_path: Path) -> None:
+    (job,) = _jobs(tmp_path, LOCAL_PIPELINE.replace("RUN_LOCALLY", "os.environ.get('LOCAL') == '1'"))
+    assert job.instance_type == "ml.m5.xlarge"
+    (job,) = _jobs(tmp_path, LOCAL_PIPELINE.replace("RUN_LOCALLY", "False"), "remote.py")
+    assert job.instance_type == "ml.m5.xlarge"

@@ -146,7 +146,7 @@ class ClientVal:
 class ObjVal:
     """An SDK object the interpreter tracks by identity: a launch, a tuner, ``fit()``'s result."""
 
-    kind: str  # launch | tuner | fit
+    kind: str  # launch | tuner | fit | local_session
     launches: list[Any]  # sagemaker_sdk_launch.Launch
 
 
