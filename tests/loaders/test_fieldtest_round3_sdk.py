@@ -320,3 +320,34 @@ def test_a_session_that_may_be_remote_is_still_checked(tmp_path: Path) -> None:
     assert job.instance_type == "ml.m5.xlarge"
     (job,) = _jobs(tmp_path, LOCAL_PIPELINE.replace("RUN_LOCALLY", "False"), "remote.py")
     assert job.instance_type == "ml.m5.xlarge"
+
+
+# --- notebook cells with continued shell lines ---------------------------------------------------
+
+
+def test_a_shell_line_continued_with_backslashes_keeps_the_cell(tmp_path: Path) -> None:
+    # `%pip install \\` + indented package lines, or `!cmd \\` over several lines: IPython joins
+    # them, Python does not, so the whole cell was skipped as "not valid Python" (3 notices in
+    # the sample) and a launch in the same cell would have been missed.
+    cell = (
+        "%pip install --upgrade \\\n"
+        '  "transformers==4.44.2" \\\n'
+        '  "datasets==2.21.0"\n'
+        "!aws s3 cp s3://b/data . \\\n"
+        "    --recursive\n"
+        "from sagemaker.huggingface import HuggingFace\n"
+        "est = HuggingFace(entry_point='train.py', instance_type='ml.g5.2xlarge', instance_count=1)\n"
+    )
+    notebook = {
+        "cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "source": cell.splitlines(True)}],
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    path = tmp_path / "nb.ipynb"
+    path.write_text(json.dumps(notebook, indent=1), encoding="utf-8")
+    result = load_file(path, "nb.ipynb", path.read_text(), {})
+    assert not result.notices and not result.errors
+    (job,) = [r for r in result.records if isinstance(r, TrainingJob)]
+    assert job.instance_type == "ml.g5.2xlarge"
+    line = next(i for i, ln in enumerate(path.read_text().splitlines(), 1) if "est = HuggingFace(" in ln)
+    assert job.location.line == line
