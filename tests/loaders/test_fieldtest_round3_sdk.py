@@ -351,3 +351,21 @@ def test_a_shell_line_continued_with_backslashes_keeps_the_cell(tmp_path: Path) 
     assert job.instance_type == "ml.g5.2xlarge"
     line = next(i for i, ln in enumerate(path.read_text().splitlines(), 1) if "est = HuggingFace(" in ln)
     assert job.location.line == line
+
+
+def test_local_alternatives_merged_with_anything_else_are_checked(tmp_path: Path) -> None:
+    text = """\
+        import sys
+        from sagemaker.pytorch import PyTorch
+
+        instance_type = "local"
+        if len(sys.argv) > 2:
+            instance_type = "local_gpu"
+        if len(sys.argv) > 3:
+            print("local run")
+        else:
+            instance_type = sys.argv[1]
+        PyTorch(entry_point="t.py", role="r", instance_count=1, instance_type=instance_type).fit()
+        """
+    (job,) = _jobs(tmp_path, text)
+    assert isinstance(job.instance_type, Unknown)

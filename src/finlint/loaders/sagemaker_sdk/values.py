@@ -196,10 +196,11 @@ def merge(a: Any, b: Any, reason: str) -> Any:
     alternatives = one_of(a, b, reason)
     if alternatives is not None:
         return alternatives
-    if isinstance(a, Unknown):
-        return a
-    if isinstance(b, Unknown):
-        return b
+    for value in (a, b):  # the first unknown, but alternatives no longer tell the whole story
+        if isinstance(value, OneOf):
+            return Unknown(value.reason)
+        if isinstance(value, Unknown):
+            return value
     return Unknown(reason)
 
 
