@@ -105,12 +105,17 @@ def load_structured(path: Path, display: str, text: str, options: dict[str, Any]
 
     result = LoadResult()
     is_json = path.suffix == ".json"
+    parsed = text
     if is_json and not _json_claimable(text, display, result):
         if not claimed_by_content(text):
             result.errors.clear()  # not infrastructure (tsconfig.json with comments, empty .json)
-        return result
+            return result
+        quoted = _json_template(text, display, result)
+        if quoted is None:
+            return result
+        parsed = quoted
     try:
-        docs = load_all(text, is_json=is_json, max_nodes=options.get("max_yaml_nodes"))
+        docs = load_all(parsed, is_json=is_json, max_nodes=options.get("max_yaml_nodes"))
     except YamlLoadError as exc:
         if not claimed_by_content(text):  # no loader would read it (mkdocs.yml with !!python/name:)
             if exc.limit:
@@ -134,6 +139,26 @@ def load_structured(path: Path, display: str, text: str, options: dict[str, Any]
         except RecursionError:
             result.errors.append(LoadError(display, getattr(doc, "line", 1), "document is nested too deeply"))
     return result
+
+
+def _json_template(text: str, display: str, result: LoadResult) -> str | None:
+    """A .json file that is not JSON because it is a template (``"Count": {{ n }}``, a
+    pipeline definition rendered by a deploy script): its placeholders quoted when that makes
+    it JSON, else a "skipped template" notice instead of FIN000. None: nothing to read."""
+    if not result.errors or not any(marker in text for marker in TEMPLATE_MARKERS):
+        return None
+    from finlint import templating
+
+    error = result.errors.pop()
+    quoted = templating.quote_json_placeholders(text)
+    if quoted is not None:
+        if _json_claimable(quoted, display, result):
+            return quoted
+        if not result.errors:  # JSON once quoted, and no loader's input
+            return None
+    result.errors.clear()
+    result.notices.append(Notice(display, error.line, templating.skipped_message(error.line, error.message)))
+    return None
 
 
 def _read_template(

@@ -476,3 +476,30 @@ def load_tolerant(
         return load_all(masked.text, max_nodes=max_nodes), None
     except YamlLoadError as exc:
         return None, (exc.line, f"still not YAML after masking: {exc.message}")
+
+
+def quote_json_placeholders(text: str) -> str | None:
+    """A JSON template whose placeholders stand where values go (``"Count": {{ n }}``) as JSON:
+    each ``{{ ... }}`` outside a string becomes a string of its own text (lines kept), so the
+    loaders see a templated value. None when there is none (or one spans lines)."""
+    out: list[str] = []
+    in_string = escaped = False
+    i = changed = 0
+    while i < len(text):
+        char = text[i]
+        if in_string:
+            escaped = char == "\\" and not escaped
+            in_string = escaped or char != '"'
+        elif char == '"':
+            in_string = True
+        elif text.startswith("{{", i):
+            end = text.find("}}", i)
+            if end < 0 or "\n" in text[i:end]:
+                return None
+            tag = text[i : end + 2]
+            out.append('"' + tag.replace("\\", "\\\\").replace('"', '\\"') + '"')
+            i, changed = end + 2, changed + 1
+            continue
+        out.append(char)
+        i += 1
+    return "".join(out) if changed else None

@@ -58,7 +58,8 @@ _PIPELINE_STEP_TYPES = frozenset(
 
 
 _REQUEST_MARKERS = ("TrainingJobName", "RoleArn", "StoppingCondition", "OutputDataConfig")
-#: Keys only a DescribeTrainingJob response has (a CreateTrainingJob request never does).
+#: Keys a CreateTrainingJob request never has: a DescribeTrainingJob response has both, the
+#: ``/opt/ml/input/config/trainingjobconfig.json`` SageMaker writes for a job has the ARN.
 _RESPONSE_KEYS = frozenset({"TrainingJobArn", "TrainingJobStatus"})
 
 
@@ -118,13 +119,17 @@ def _validate_blocks(doc: Mapping[str, Any], ctx: DocContext, result: ir.LoadRes
 def load(doc: Any, ctx: DocContext) -> ir.LoadResult:
     result = ir.LoadResult()
     kind = _kind(doc)
-    if kind == "training-request" and set(doc) >= _RESPONSE_KEYS:
-        # a DescribeTrainingJob response (saved output, a test fixture): a record of a job that
-        # already ran, not a launch; rules about what a launch will cost do not apply
+    if kind == "training-request" and _RESPONSE_KEYS & set(doc):
+        # a DescribeTrainingJob response (saved output, a test fixture), or the
+        # trainingjobconfig.json SageMaker writes into a job's container (an ARN, no status):
+        # a record of a job that already exists, not a launch; launch-cost rules do not apply
         line = Reader(ctx).root_line(doc)
-        result.notices.append(
-            ir.Notice(ctx.file, line, "a DescribeTrainingJob response, not a request: skipped")
+        what = (
+            "a DescribeTrainingJob response"
+            if "TrainingJobStatus" in doc
+            else "a created job's configuration (it has a TrainingJobArn)"
         )
+        result.notices.append(ir.Notice(ctx.file, line, f"{what}, not a request: skipped"))
     elif kind == "training-request":
         _validate_blocks(doc, ctx, result)
         name = doc.get("TrainingJobName")

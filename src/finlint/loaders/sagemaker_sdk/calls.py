@@ -96,6 +96,17 @@ class FollowingInterpreter(Interpreter):
         if isinstance(cls, ClassVal):
             self.class_of_scope[id(cls.scope)] = cls
 
+    def branch_objects(self, scope: Scope) -> list[Any]:
+        """The instances named in ``scope`` and the scopes around it (``self`` in a method)."""
+        found: dict[int, InstanceVal] = {}
+        current: Scope | None = scope
+        while current is not None:
+            for value in current.vars.values():
+                if isinstance(value, InstanceVal):
+                    found.setdefault(id(value), value)
+            current = current.parent
+        return list(found.values())
+
     def bind(self, target: ast.expr, value: Any, scope: Scope, value_node: ast.expr | None) -> None:
         if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
             try:

@@ -25,7 +25,12 @@ FORMAT = "sagemaker-python"
 MARKER = "DataLoader"
 TORCH_DATALOADER = "torch.utils.data.DataLoader"
 #: CUDA named in the script: ``.cuda()``, ``device="cuda"``/``"cuda:0"``, ``torch.cuda.*``.
-_CUDA = re.compile(r"\.cuda\(|[\"']cuda(?::\d+)?[\"']|torch\.cuda\.(?!is_available)")
+#: Not evidence: asking whether there is a GPU (``torch.cuda.is_available()``,
+#: ``torch.cuda.device_count()``) and the device-agnostic choice ``"cuda" if ... else "cpu"``,
+#: which runs on whatever the instance has (an evaluation script on a CPU processing job).
+_CUDA = re.compile(
+    r"\.cuda\(|(?<!else )[\"']cuda(?::\d+)?[\"'](?!\s+if\b)|torch\.cuda\.(?!is_available\b|device_count\b)"
+)
 
 LineMap = Callable[[int], int]
 

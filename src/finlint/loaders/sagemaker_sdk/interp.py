@@ -38,6 +38,7 @@ from finlint.loaders.sagemaker_sdk.values import (
     fold_compare,
     is_known_scalar,
     merge,
+    one_of,
     partial_template,
     same,
 )
@@ -159,17 +160,27 @@ class Interpreter:
 
     def exec_branches(self, bodies: list[list[ast.stmt]], scope: Scope, reason: str) -> None:
         saved = dict(scope.vars)
+        objects = self.branch_objects(scope)
+        saved_attrs = [dict(obj.attrs) for obj in objects]
         results: list[dict[str, Any]] = []
+        attr_results: list[list[dict[str, Any]]] = []
         for body in bodies:
             scope.vars = dict(saved)
+            for obj, attrs in zip(objects, saved_attrs, strict=True):
+                obj.attrs = dict(attrs)
             self.exec_block(body, scope)
             results.append(scope.vars)
+            attr_results.append([obj.attrs for obj in objects])
         scope.vars = merge_vars(results, reason)
+        for i, obj in enumerate(objects):  # `self.x = ...` on some branches: merged like names
+            obj.attrs = merge_vars([branch[i] for branch in attr_results], reason)
 
     def exec_loop(
         self, body: list[ast.stmt], orelse: list[ast.stmt], scope: Scope, target: ast.expr | None
     ) -> None:
         saved = dict(scope.vars)
+        objects = self.branch_objects(scope)
+        saved_attrs = [dict(obj.attrs) for obj in objects]
         if target is not None:
             self.bind(target, Unknown("loop variable"), scope, None)
         self.loop_depth += 1
@@ -178,6 +189,8 @@ class Interpreter:
         finally:
             self.loop_depth -= 1
         scope.vars = merge_vars([saved, scope.vars], "assigned in a loop")
+        for obj, attrs in zip(objects, saved_attrs, strict=True):
+            obj.attrs = merge_vars([attrs, obj.attrs], "assigned in a loop")
         self.exec_block(orelse, scope)
 
     def exec_try(self, stmt: Any, scope: Scope) -> None:
@@ -257,6 +270,11 @@ class Interpreter:
 
     def bind_implicit(self, func: FuncVal, scope: Scope) -> None:
         """Hook: bind a method's ``self``/``cls`` in its once-walk (see :mod:`.calls`)."""
+
+    def branch_objects(self, scope: Scope) -> list[Any]:
+        """Hook: objects with an ``attrs`` dict that statements in ``scope`` may assign to
+        (``self.x = ...``); a branch or a loop sets them like names (see :mod:`.calls`)."""
+        return []
 
     def follow_call(
         self, callee: Any, method: str | None, args: CallArgs, node: ast.Call, scope: Scope
@@ -432,7 +450,9 @@ class Interpreter:
         body, orelse = self.eval(node.body, scope), self.eval(node.orelse, scope)
         if same(body, orelse):
             return body
-        return Unknown(f"depends on `{text_of(node.test)}`")
+        reason = f"depends on `{text_of(node.test)}`"
+        alternatives = one_of(body, orelse, reason)
+        return Unknown(reason) if alternatives is None else alternatives
 
     def eval_dict(self, node: ast.Dict, scope: Scope) -> DictVal:
         out = DictVal(line=node.lineno, end_line=node.end_lineno or node.lineno)

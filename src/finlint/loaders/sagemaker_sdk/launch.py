@@ -23,6 +23,7 @@ from finlint.loaders.sagemaker_sdk.values import (
     DictVal,
     NamespaceVal,
     ObjVal,
+    OneOf,
     ParserVal,
     PartialStr,
     Ref,
@@ -33,6 +34,7 @@ from finlint.loaders.sagemaker_sdk.values import (
 ESTIMATOR_DEFAULT_RUNTIME_S = 24 * 60 * 60  # sagemaker/estimator.py: max_run=24 * 60 * 60
 REMOTE_DEFAULT_RUNTIME_S = 24 * 60 * 60  # sagemaker/remote_function/client.py
 MODEL_TRAINER_DEFAULT_RUNTIME_S = 3600  # sagemaker/train/defaults.py DEFAULT_MAX_RUNTIME_IN_SECONDS
+LOCAL_MODES = frozenset({"local", "local_gpu"})  # instance types of SDK local mode (never billed)
 
 #: SDK v2 estimator classes (framework, generic, JumpStart and first-party algorithms).
 ESTIMATORS = frozenset(
@@ -66,6 +68,8 @@ _SDK_KINDS = {
     "RemoteExecutor": "remote_executor",
     "CheckpointLocation": "checkpoint_location",
     "s3_path_join": "path_join",
+    "LocalSession": "local_session",  # sagemaker.local: jobs run in local containers
+    "LocalPipelineSession": "local_session",  # sagemaker.workflow.pipeline_context
 }
 
 #: IR field -> argument names (v2 first, then the v1 ``train_*`` spelling).
@@ -219,6 +223,8 @@ class SdkInterpreter(FollowingInterpreter):
             return self.tuner(kind, args)
         if kind in ("training_step", "tuning_step"):
             return self.pipeline_step(args)
+        if kind == "local_session":
+            return ObjVal("local_session", [])
         if kind == "parameter":
             found = args.get("default_value") or args.pos(1)
             if found is None:
@@ -310,8 +316,11 @@ class SdkInterpreter(FollowingInterpreter):
         if groups is not None and "instance_type" not in launch.fields:
             _instance_groups(launch, groups)
         itype = launch.fields.get("instance_type", (None, 0))[0]
-        if itype in ("local", "local_gpu"):
+        if itype in LOCAL_MODES or (isinstance(itype, OneOf) and set(itype.options) <= LOCAL_MODES):
             self.local_mode(launch, itype)
+        session = args.get("sagemaker_session")
+        if session is not None and isinstance(session[0], ObjVal) and session[0].kind == "local_session":
+            launch.skip = "local mode"  # a LocalSession/LocalPipelineSession runs it in local Docker
         self._job_name(launch, args, "base_job_name")
         return ObjVal("launch", [launch])
 

@@ -207,14 +207,21 @@ def _strip_magics(lines: list[str]) -> str | None:
             return None
         idx = next(i for i, ln in enumerate(lines) if ln.strip())
         out[idx] = ""
+    continued = False  # the line before was a shell/magic line ending in a backslash
     for i, line in enumerate(out):
+        if continued:  # `!cmd \` / `%pip install \`: IPython joins the next line to it
+            continued = line.rstrip().endswith("\\")
+            out[i] = ""
+            continue
         match = _MAGIC.match(line)
         if match:
             out[i] = match.group(1) + "pass"  # !pip install ..., %matplotlib inline
+            continued = line.rstrip().endswith("\\")
             continue
         match = _MAGIC_ASSIGN.match(line)
         if match:
             out[i] = match.group(1) + " None"  # files = !ls: the rest of the cell is still Python
+            continued = line.rstrip().endswith("\\")
             continue
         match = _HELP.match(line)
         if match:

@@ -37,6 +37,35 @@ class PartialStr:
     template: str
 
 
+class OneOf(Unknown):
+    """Different strings on different branches (``"local"`` or ``"local_gpu"``): not known
+    statically, so Unknown everywhere, but one of ``options`` (local mode either way)."""
+
+    __slots__ = ("options",)
+
+    def __init__(self, reason: str, options: tuple[str, ...]) -> None:
+        super().__init__(reason)
+        self.options = options
+
+
+#: More alternatives than this are just Unknown.
+MAX_OPTIONS = 8
+
+
+def one_of(a: Any, b: Any, reason: str) -> OneOf | None:
+    """``a`` or ``b`` when both are plain strings (or alternatives of them), else None."""
+    options: list[str] = []
+    for value in (a, b):
+        if isinstance(value, OneOf):
+            options.extend(value.options)
+        elif isinstance(value, str) and _plain(value) is str:
+            options.append(str(value))
+        else:
+            return None
+    unique = tuple(dict.fromkeys(options))
+    return OneOf(reason, unique) if len(unique) <= MAX_OPTIONS else None
+
+
 @dataclass(eq=False)
 class DictVal:
     """A dict built in the source: key -> (value, line). ``open``: other keys may be present."""
@@ -117,7 +146,7 @@ class ClientVal:
 class ObjVal:
     """An SDK object the interpreter tracks by identity: a launch, a tuner, ``fit()``'s result."""
 
-    kind: str  # launch | tuner | fit
+    kind: str  # launch | tuner | fit | local_session
     launches: list[Any]  # sagemaker_sdk_launch.Launch
 
 
@@ -164,10 +193,14 @@ def merge(a: Any, b: Any, reason: str) -> Any:
         and (isinstance(a, PartialStr) or isinstance(b, PartialStr))
     ):  # a partly dynamic string on every branch is still a string that is present
         return PartialStr(f"{_template(a)} | {_template(b)}")
-    if isinstance(a, Unknown):
-        return a
-    if isinstance(b, Unknown):
-        return b
+    alternatives = one_of(a, b, reason)
+    if alternatives is not None:
+        return alternatives
+    for value in (a, b):  # the first unknown, but alternatives no longer tell the whole story
+        if isinstance(value, OneOf):
+            return Unknown(value.reason)
+        if isinstance(value, Unknown):
+            return value
     return Unknown(reason)
 
 
