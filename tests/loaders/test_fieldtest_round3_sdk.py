@@ -369,3 +369,48 @@ def test_local_alternatives_merged_with_anything_else_are_checked(tmp_path: Path
         """
     (job,) = _jobs(tmp_path, text)
     assert isinstance(job.instance_type, Unknown)
+
+
+# --- sagemaker_core shapes given to a ModelTrainer ------------------------------------------------
+
+
+def test_model_trainer_reads_sagemaker_core_shapes(tmp_path: Path) -> None:
+    # A notebook of aws/amazon-sagemaker-examples imports StoppingCondition from
+    # sagemaker_core.main.shapes (what sagemaker.modules.configs re-exports): the max runtime was
+    # "result of StoppingCondition(...)", FIN101/FIN102 undetermined.
+    (job,) = _jobs(
+        tmp_path,
+        """\
+        from sagemaker_core.main.shapes import CheckpointConfig, OutputDataConfig, StoppingCondition
+        from sagemaker_core.shapes import StoppingCondition as CoreStopping
+        from sagemaker.modules.train.model_trainer import ModelTrainer
+
+        trainer = ModelTrainer(
+            training_image="img",
+            output_data_config=OutputDataConfig(s3_output_path="s3://b/o"),
+            stopping_condition=StoppingCondition(max_runtime_in_seconds=600, max_wait_time_in_seconds=1200),
+            checkpoint_config=CheckpointConfig(s3_uri="s3://b/ckpt"),
+        )
+        trainer.train()
+        """,
+    )
+    assert job.max_runtime_s == 600 and job.max_wait_s == 1200
+    assert job.checkpoint_s3_uri == "s3://b/ckpt"
+    assert job.line_of("max_runtime_s") == 8  # the stopping_condition= line
+
+
+def test_other_sagemaker_core_classes_are_not_sdk_configs(tmp_path: Path) -> None:
+    # only the shapes a ModelTrainer takes as they are; a look-alike name from elsewhere is not
+    (job,) = _jobs(
+        tmp_path,
+        """\
+        from mylib.shapes import StoppingCondition
+        from sagemaker.modules.train.model_trainer import ModelTrainer
+
+        trainer = ModelTrainer(
+            training_image="img", stopping_condition=StoppingCondition(max_runtime_in_seconds=600)
+        )
+        trainer.train()
+        """,
+    )
+    assert isinstance(job.max_runtime_s, Unknown)

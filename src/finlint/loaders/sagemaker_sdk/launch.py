@@ -72,6 +72,10 @@ _SDK_KINDS = {
     "LocalPipelineSession": "local_session",  # sagemaker.workflow.pipeline_context
 }
 
+#: sagemaker_core shapes a ModelTrainer takes as they are (``sagemaker_core.shapes`` or
+#: ``sagemaker_core.main.shapes``): same classes, same fields as ``sagemaker.modules.configs``.
+_CORE_SHAPES = frozenset({"StoppingCondition", "CheckpointConfig"})
+
 #: IR field -> argument names (v2 first, then the v1 ``train_*`` spelling).
 ESTIMATOR_FIELDS = {
     "instance_type": ("instance_type", "train_instance_type"),
@@ -151,6 +155,8 @@ def classify(ref: Ref) -> str | None:
         return "boto3_client"
     if root in ("os", "posixpath") and ref.qualname.endswith("path.join"):
         return "path_join"
+    if root == "sagemaker_core":  # sagemaker.modules.configs re-exports these shapes from here
+        return _SDK_KINDS.get(last) if last in _CORE_SHAPES else None
     if root != "sagemaker":
         return None
     if len(parts) > 1 and parts[-2] == "ModelTrainer" and last in ("from_recipe", "from_jumpstart_config"):
