@@ -487,9 +487,9 @@ def quote_json_placeholders(text: str) -> str | None:
     i = changed = 0
     while i < len(text):
         char = text[i]
-        if in_string:
-            escaped = char == "\\" and not escaped
+        if in_string:  # a quote ends the string unless a backslash escapes it
             in_string = escaped or char != '"'
+            escaped = char == "\\" and not escaped
         elif char == '"':
             in_string = True
         elif text.startswith("{{", i):

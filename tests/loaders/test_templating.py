@@ -242,3 +242,15 @@ def test_a_tagged_value_keeps_its_tag() -> None:
     assert yaml.safe_load(mask(text).text.replace("!Sub", "")) == {
         "Resources": {"B": {"Properties": {"Name": "${AWS::StackName}-{{ env }}"}}}
     }
+
+
+def test_json_placeholders_inside_strings_with_escaped_quotes_stay_as_written() -> None:
+    """An escaped quote does not end a string; an escaped backslash before a quote does."""
+    import json
+
+    from finlint.templating import quote_json_placeholders
+
+    text = '{"a": "say \\"{{ y }}\\"", "b": "c:\\\\", "n": {{ n }}}'
+    quoted = quote_json_placeholders(text)
+    assert quoted is not None
+    assert json.loads(quoted) == {"a": 'say "{{ y }}"', "b": "c:\\", "n": "{{ n }}"}
