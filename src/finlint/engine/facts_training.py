@@ -11,16 +11,20 @@ import re
 from typing import Any
 
 from finlint import catalog
-from finlint.engine.facts import Evidence, effective_max_runtime_s, fact
-from finlint.ir import DataLoader, Record, TrainingJob, Unknown, is_unknown
+from finlint.engine.facts import Evidence, effective_max_runtime_s, exact, fact
+from finlint.ir import DataLoader, Record, TrainingJob, Unknown, is_unknown, map_options
 
 
 @fact
+@exact
 def max_runtime_days(record: Record) -> Any:
     """The explicit max runtime in days (for messages)."""
     if not isinstance(record, TrainingJob):
         return None
-    value = record.max_runtime_s
+    return map_options(record.max_runtime_s, _days)
+
+
+def _days(value: Any) -> Any:
     if not isinstance(value, int):
         return value
     return float(value) / 86400.0
