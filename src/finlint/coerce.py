@@ -4,7 +4,9 @@ Every loader turns source values into IR field types through these functions, so
 text means the same thing in CloudFormation, Terraform, Kubernetes and the SageMaker specs:
 ``"2"`` and ``2.0`` are the integer 2; ``"2.7"`` is not an integer (Unknown, never truncated
 to 2); a boolean is never a number; ``"True"``/``"false"`` are booleans; non-finite numbers
-(``inf``, ``nan``) are Unknown, never a figure.
+(``inf``, ``nan``) are Unknown, never a figure. An :class:`~finlint.ir.Alternatives` is
+coerced option by option: it stays alternatives when every option converts (equal results
+collapse to the value), and becomes a plain Unknown when one does not.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import math
 import re
 from typing import Any
 
-from finlint.ir import Unknown
+from finlint.ir import Alternatives, Unknown, map_options
 from finlint.yamlload import kind_name
 
 _NUMBER_TEXT = re.compile(r"^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$")
@@ -24,6 +26,9 @@ def _short(value: Any) -> str:
 
 
 def to_float(value: Any, what: str = "value") -> float | Unknown | None:
+    if isinstance(value, Alternatives):
+        options: float | Unknown | None = map_options(value, lambda option: to_float(option, what))
+        return options
     if value is None or isinstance(value, Unknown):
         return value
     if isinstance(value, bool):
@@ -38,6 +43,9 @@ def to_float(value: Any, what: str = "value") -> float | Unknown | None:
 
 
 def to_int(value: Any, what: str = "value") -> int | Unknown | None:
+    if isinstance(value, Alternatives):
+        options: int | Unknown | None = map_options(value, lambda option: to_int(option, what))
+        return options
     if isinstance(value, int) and not isinstance(value, bool):
         return value
     number = to_float(value, what)
@@ -55,6 +63,9 @@ def to_int(value: Any, what: str = "value") -> int | Unknown | None:
 
 
 def to_bool(value: Any, what: str = "value") -> bool | Unknown | None:
+    if isinstance(value, Alternatives):
+        options: bool | Unknown | None = map_options(value, lambda option: to_bool(option, what))
+        return options
     if value is None or isinstance(value, (bool, Unknown)):
         return value
     if isinstance(value, str) and value.strip().lower() in ("true", "false"):
@@ -64,6 +75,9 @@ def to_bool(value: Any, what: str = "value") -> bool | Unknown | None:
 
 def to_str(value: Any, what: str = "value") -> str | Unknown | None:
     """Numbers and booleans as the text Terraform and CloudFormation convert them to."""
+    if isinstance(value, Alternatives):
+        options: str | Unknown | None = map_options(value, lambda option: to_str(option, what))
+        return options
     if value is None or isinstance(value, (Unknown, str)):
         return value
     if isinstance(value, bool):

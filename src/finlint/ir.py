@@ -36,6 +36,87 @@ class Unknown:
         raise TypeError("Unknown has no truth value; test with is_unknown()")
 
 
+class Alternatives(Unknown):
+    """Unknown, but one of a finite set of known scalars: a value assigned differently on the
+    branches of an ``if`` (``3600 if args.debug else 5 * 86400``, ``var.big ? "ml.p5.48xlarge" :
+    "ml.g5.2xlarge"``, ``!If [Big, ..., ...]``). ``options`` are str / int / float / bool, or None
+    (absent on that branch). Everything that does not look at ``options`` sees an Unknown (and
+    ``bool()`` raises); the engine evaluates a predicate over each option and decides only when
+    every option gives the same verdict. Build it with :func:`alternatives`."""
+
+    __slots__ = ("options",)
+
+    def __init__(self, reason: str, options: tuple[Any, ...]) -> None:
+        super().__init__(reason)
+        self.options = options
+
+    def __repr__(self) -> str:
+        return f"Alternatives({self.reason!r}, {self.options!r})"
+
+    def shown(self, spec: str = "") -> str:
+        """The options for a message: ``432,000 or 864,000`` (with a format spec)."""
+        return " or ".join(_format_option(o, spec) for o in self.options)
+
+
+#: More alternatives than this are a plain Unknown (a value chosen from a long table).
+MAX_ALTERNATIVES = 8
+
+
+def _format_option(value: Any, spec: str) -> str:
+    if value is None:
+        return "unset"
+    if not spec and isinstance(value, int) and not isinstance(value, bool):
+        spec = ","
+    try:
+        return format(value, spec) if spec else str(value)
+    except (TypeError, ValueError):
+        return str(value)
+
+
+def _option_key(value: Any) -> tuple[str, Any]:
+    """Strict identity of an option: ``1``, ``1.0`` and ``True`` differ."""
+    return (type(value).__name__, value)
+
+
+def alternatives(values: Any, reason: str) -> Any:
+    """The value that is one of ``values`` (scalars, None or Alternatives, flattened): the value
+    itself when they are all the same, an :class:`Alternatives` for 2..MAX_ALTERNATIVES distinct
+    options, else a plain :class:`Unknown` with the reason (the first unresolvable one's, if any)."""
+    options: dict[tuple[str, Any], Any] = {}
+    for value in values:
+        for option in value.options if isinstance(value, Alternatives) else (value,):
+            if isinstance(option, Unknown):
+                return Unknown(option.reason)
+            if option is not None and not isinstance(option, bool):
+                base = next((t for t in (str, int, float) if isinstance(option, t)), None)
+                if base is None:
+                    return Unknown(reason)
+                option = base(option)  # a str subclass (a YAML string with its line) as str
+            options.setdefault(_option_key(option), option)
+    if not options:
+        return Unknown(reason)
+    if len(options) == 1:
+        return next(iter(options.values()))
+    if len(options) > MAX_ALTERNATIVES:
+        return Unknown(f"{reason} ({len(options)} alternatives)")
+    return Alternatives(reason, tuple(options.values()))
+
+
+def map_options(value: Any, fn: Any, reason: str | None = None) -> Any:
+    """``fn`` over each option of an :class:`Alternatives` (rebuilt with :func:`alternatives`,
+    so equal results collapse and an unresolvable one makes it a plain Unknown); any other
+    value is passed to ``fn`` as is."""
+    if not isinstance(value, Alternatives):
+        return fn(value)
+    return alternatives([fn(option) for option in value.options], reason or value.reason)
+
+
+def plain_unknown(value: Any) -> Any:
+    """An :class:`Alternatives` as a plain Unknown (same reason); anything else unchanged. For a
+    value derived from an operand in a way that does not keep its options."""
+    return Unknown(value.reason) if isinstance(value, Alternatives) else value
+
+
 UNKNOWN = Unknown()
 
 T = TypeVar("T")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib
 from typing import Any, Callable, Iterable
 
+from finlint.cost.alternatives import price_alternatives
 from finlint.cost.bounds import finite_cost
 from finlint.cost.common import CostContext, CostSettings
 from finlint.cost.pricing import PricingError
@@ -78,7 +79,13 @@ def price_findings(
 
 
 def _total(model: ModelFn, finding: Finding, ctx: CostContext) -> Cost:
-    """Every model is total: an arithmetic blow-up or an absurd figure is 'not priced', with why."""
+    """Every model is total: an arithmetic blow-up or an absurd figure is 'not priced', with why.
+    A record with alternatives is priced at its cheapest alternative (a lower bound, said so)."""
+    cost = price_alternatives(finding, lambda variant: _one(model, variant, ctx))
+    return cost if cost is not None else _one(model, finding, ctx)
+
+
+def _one(model: ModelFn, finding: Finding, ctx: CostContext) -> Cost:
     try:
         cost = model(finding, ctx)
     except (OverflowError, ZeroDivisionError, ValueError) as exc:

@@ -13,7 +13,10 @@ bindings to derived facts (:mod:`finlint.engine.facts`), and a declarative ``con
 
 REF is an IR field (``max_runtime_s``), a ``let`` name, or ``fact.NAME`` for a fact without
 arguments. Evaluation is three-valued: any predicate over an Unknown value is unknown, and a
-policy fires only when its condition is *known* to be true.
+policy fires only when its condition is *known* to be true. A predicate over an
+:class:`~finlint.ir.Alternatives` (one of a few known values, by branch) is evaluated on each
+option: the same verdict for every option is that verdict, else unknown. A fact sees
+alternatives only if it is marked ``exact_alternatives``; for the others they are a plain Unknown.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from typing import Any
 
 from finlint.engine.facts import FACTS
 from finlint.engine.policy import UNARY, Policy
-from finlint.ir import Record, Unknown
+from finlint.ir import Alternatives, Record, Unknown
 
 
 class Env:
@@ -39,10 +42,15 @@ class Env:
         self.unknowns: list[str] = []  # "ref: reason" for every Unknown a predicate met
         self.unknown_refs: list[str] = []  # the refs and their reasons, in the same order
         self.unknown_reasons: list[str] = []
+        #: ref -> the alternatives a predicate decided on (the same verdict for every option)
+        self.decided: dict[str, Alternatives] = {}
 
     def unknown(self, ref: str, value: Unknown) -> None:
         """A predicate met ``ref`` unknown: the verdict depends on it."""
-        self.unknowns.append(f"{ref}: {value.reason}")
+        shown = value.reason
+        if isinstance(value, Alternatives):
+            shown += f" (one of {value.shown()}: the verdict differs between them)"
+        self.unknowns.append(f"{ref}: {shown}")
         self.unknown_refs.append(ref)
         self.unknown_reasons.append(value.reason)
 
@@ -58,16 +66,38 @@ class Env:
             if ref not in self.lets:
                 spec = self.policy.let[ref]
                 args = [self.param(a) for a in spec.get("args") or ()]
-                self.lets[ref] = FACTS[spec["fact"]](self.record, *args)
+                self.lets[ref] = _fact_value(spec["fact"], FACTS[spec["fact"]](self.record, *args))
             return self.lets[ref]
         if ref.startswith("fact."):
-            return FACTS[ref[5:]](self.record)
+            return _fact_value(ref[5:], FACTS[ref[5:]](self.record))
         value: Any = self.record
         for part in _path(ref):
+            if isinstance(value, Alternatives):  # options are scalars: nothing to look into
+                return Unknown(value.reason)
             if value is None or isinstance(value, Unknown):
                 return value
             value = value.get(part) if isinstance(value, dict) else getattr(value, part, None)
         return value
+
+
+def _fact_value(name: str, value: Any) -> Any:
+    """A fact not written for alternatives may pass a field's value through (an instance type
+    where a GPU count is expected): its alternatives are then a plain Unknown."""
+    if isinstance(value, Alternatives) and not getattr(FACTS[name], "exact_alternatives", False):
+        return Unknown(value.reason)
+    return value
+
+
+def _over_options(
+    env: Env, ref: str, value: Alternatives, verdict: Callable[[Any], bool | None]
+) -> bool | None:
+    """The verdict when it is the same for every option, else None (reported as unknown)."""
+    results = {verdict(option) for option in value.options}
+    if len(results) == 1 and None not in results:
+        env.decided.setdefault(ref, value)
+        return results.pop()
+    env.unknown(ref, value)
+    return None
 
 
 @cache
@@ -75,7 +105,7 @@ def _path(ref: str) -> tuple[str, ...]:
     return tuple(ref.split("."))
 
 
-Compiled = Callable[[Env], "bool | None"]
+Compiled = Callable[[Env], bool | None]
 
 
 def evaluate(cond: dict[str, Any], env: Env) -> bool | None:
@@ -115,30 +145,40 @@ def compile_condition(cond: dict[str, Any]) -> Compiled:
 
 
 def _unary(op: str, ref: str) -> Compiled:
-    def test(env: Env) -> bool | None:
-        value = env.ref(ref)
-        if isinstance(value, Unknown):
-            env.unknown(ref, value)
-            return None
+    def known(value: Any) -> bool:
         if op == "exists":
             return value is not None and value is not False
         if op == "missing":
             return value is None
         return value is True
 
+    def test(env: Env) -> bool | None:
+        value = env.ref(ref)
+        if isinstance(value, Alternatives):
+            return _over_options(env, ref, value, known)
+        if isinstance(value, Unknown):
+            env.unknown(ref, value)
+            return None
+        return known(value)
+
     return test
 
 
 def _binary(op: str, ref: str, operand: Any) -> Compiled:
-    def test(env: Env) -> bool | None:
-        value = env.ref(ref)
-        target = env.param(operand)
-        if isinstance(value, Unknown):
-            env.unknown(ref, value)
-            return None
+    def known(value: Any, target: Any) -> bool | None:
         if value is None:
             return op in ("not_equals", "not_in")
         return _compare(op, value, target)
+
+    def test(env: Env) -> bool | None:
+        value = env.ref(ref)
+        target = env.param(operand)
+        if isinstance(value, Alternatives):
+            return _over_options(env, ref, value, lambda option: known(option, target))
+        if isinstance(value, Unknown):
+            env.unknown(ref, value)
+            return None
+        return known(value, target)
 
     return test
 
@@ -167,6 +207,8 @@ def render_message(template: str, env: Env) -> str:
     def sub(match: re.Match[str]) -> str:
         name, spec = match.group(1), match.group(2)
         value = env.params[name] if name in env.params else env.ref(name)
+        if isinstance(value, Alternatives):
+            return value.shown(spec or "")
         if isinstance(value, Unknown):
             return "unknown"
         if value is None:

@@ -25,6 +25,7 @@ from finlint.ir import (
     Unknown,
     Volume,
     is_unknown,
+    map_options,
 )
 
 
@@ -49,20 +50,35 @@ def fact(fn: FactFn) -> FactFn:
     return fn
 
 
+def exact(fn: FactFn) -> FactFn:
+    """A fact that maps an :class:`~finlint.ir.Alternatives` option by option (the others see
+    alternatives as a plain Unknown: ``conditions`` demotes what they pass through)."""
+    fn.exact_alternatives = True  # type: ignore[attr-defined]
+    return fn
+
+
 # --- training jobs and notebooks -------------------------------------------------------------
 
 
 @fact
+@exact
 def instance_family(record: Record) -> Any:
-    value = getattr(record, "instance_type", None)
+    return map_options(getattr(record, "instance_type", None), _family)
+
+
+def _family(value: Any) -> Any:
     if value is None or is_unknown(value):
         return value
     return catalog.family_of(str(value))
 
 
 @fact
+@exact
 def accelerators_per_instance(record: Record) -> Any:
-    value = getattr(record, "instance_type", None)
+    return map_options(getattr(record, "instance_type", None), _accelerators)
+
+
+def _accelerators(value: Any) -> Any:
     if value is None or is_unknown(value):
         return value
     spec = catalog.lookup(str(value))

@@ -11,16 +11,20 @@ import re
 from typing import Any
 
 from finlint import catalog
-from finlint.engine.facts import Evidence, effective_max_runtime_s, fact
-from finlint.ir import DataLoader, Record, TrainingJob, Unknown, is_unknown
+from finlint.engine.facts import Evidence, effective_max_runtime_s, exact, fact
+from finlint.ir import Alternatives, DataLoader, Record, TrainingJob, Unknown, is_unknown, map_options
 
 
 @fact
+@exact
 def max_runtime_days(record: Record) -> Any:
     """The explicit max runtime in days (for messages)."""
     if not isinstance(record, TrainingJob):
         return None
-    value = record.max_runtime_s
+    return map_options(record.max_runtime_s, _days)
+
+
+def _days(value: Any) -> Any:
     if not isinstance(value, int):
         return value
     return float(value) / 86400.0
@@ -118,7 +122,10 @@ def dataloader_starvation(record: Record, max_workers: int) -> Any:
 
 
 def gpu_of_instance(instance_type: Any) -> Any:
-    """True for a type with NVIDIA GPUs, False for one without, Unknown when not in the catalog."""
+    """True for a type with NVIDIA GPUs, False for one without, Unknown when not in the catalog
+    (alternatives option by option)."""
+    if isinstance(instance_type, Alternatives):
+        return map_options(instance_type, gpu_of_instance)
     if instance_type is None or is_unknown(instance_type):
         return instance_type
     spec = catalog.lookup(str(instance_type))

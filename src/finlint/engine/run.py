@@ -57,6 +57,12 @@ def _undetermined_line(policy: Policy, env: Env) -> int:
     return _location(policy, env)[0]
 
 
+def _alternatives_note(env: Env) -> str:
+    """What a verdict decided on alternatives says: the rule holds for every one of them."""
+    parts = [f"{ref.removeprefix('fact.')} is {v.shown()} ({v.reason})" for ref, v in env.decided.items()]
+    return f" [on every branch: {'; '.join(parts)}]" if parts else ""
+
+
 def _evidence(env: Env) -> dict[str, Any]:
     """The data behind every Evidence the policy's lets established, for the cost stage."""
     out: dict[str, Any] = {}
@@ -205,7 +211,7 @@ def evaluate_records(
                     line=line,
                     end_line=max(end_line, line),
                     resource=record.address,
-                    message=render_message(policy.message_for(kind), env) + note,
+                    message=render_message(policy.message_for(kind), env) + note + _alternatives_note(env),
                     record=record,
                     cost_model=policy.cost_model,
                     params=dict(params),

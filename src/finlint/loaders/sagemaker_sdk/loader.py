@@ -14,7 +14,18 @@ import warnings
 from pathlib import Path
 from typing import Any, Callable
 
-from finlint.ir import LoadError, LoadResult, Location, Notice, Record, Suppression, TrainingJob, Unknown
+from finlint.ir import (
+    Alternatives,
+    LoadError,
+    LoadResult,
+    Location,
+    Notice,
+    Record,
+    Suppression,
+    TrainingJob,
+    Unknown,
+    map_options,
+)
 from finlint.loaders.base import DocContext, no_finalize
 from finlint.loaders.sagemaker_sdk.dataloader import MARKER as DATALOADER_MARKER
 from finlint.loaders.sagemaker_sdk.dataloader import load_data_loaders
@@ -365,7 +376,9 @@ def _to_record(
         values["runs_multiplier"] = 1 if runs is None else runs
         attr_lines["runs_multiplier"] = line_map(launch.runs[1])
     spot = values.get("spot")
-    if isinstance(spot, Unknown) and "checkpoint_s3_uri" not in values and "spot" not in launch.opaque:
+    never_on = isinstance(spot, Alternatives) and True not in spot.options  # False or unset
+    no_checkpoint = "checkpoint_s3_uri" not in values and "spot" not in launch.opaque
+    if isinstance(spot, Unknown) and not never_on and no_checkpoint:
         # Spot on a flag, no checkpoint on any branch: a real bug whenever the flag is on.
         extra["spot_conditional"] = spot.reason
         values["spot"] = True
@@ -383,7 +396,10 @@ def _to_record(
 
 
 def _ir_value(ir_field: str, value: Any) -> Any:
-    """An interpreter value -> what the IR field holds (None, a typed value or Unknown)."""
+    """An interpreter value -> what the IR field holds (None, a typed value or Unknown);
+    alternatives option by option (a plain Unknown when one of them does not convert)."""
+    if isinstance(value, Alternatives):
+        return map_options(value, lambda option: _ir_value(ir_field, option))
     if value is None or isinstance(value, Unknown):
         return value
     if getattr(value, "is_bool", False):  # a config file's true/false (sources.OriginBool)

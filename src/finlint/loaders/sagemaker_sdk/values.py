@@ -12,7 +12,7 @@ import operator
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from finlint.ir import Unknown
+from finlint.ir import MAX_ALTERNATIVES, Alternatives, Unknown, alternatives
 
 #: Guards against constant folding that would eat memory or time (``"a" * 10**9``).
 MAX_STR = 10_000
@@ -37,33 +37,39 @@ class PartialStr:
     template: str
 
 
-class OneOf(Unknown):
-    """Different strings on different branches (``"local"`` or ``"local_gpu"``): not known
-    statically, so Unknown everywhere, but one of ``options`` (local mode either way)."""
-
-    __slots__ = ("options",)
-
-    def __init__(self, reason: str, options: tuple[str, ...]) -> None:
-        super().__init__(reason)
-        self.options = options
-
+#: Different literals on different branches (``"local"`` or ``"local_gpu"``, ``3600`` or
+#: ``5 * 86400``): :class:`finlint.ir.Alternatives`, Unknown to everything that does not read its
+#: ``options`` (the engine evaluates a rule on each; local mode is recognised on every option).
+OneOf = Alternatives
 
 #: More alternatives than this are just Unknown.
-MAX_OPTIONS = 8
+MAX_OPTIONS = MAX_ALTERNATIVES
 
 
-def one_of(a: Any, b: Any, reason: str) -> OneOf | None:
-    """``a`` or ``b`` when both are plain strings (or alternatives of them), else None."""
-    options: list[str] = []
+def _option(value: Any) -> tuple[bool, Any]:
+    """``(True, plain value)`` for a literal an alternative can be: str, int, float, bool or None
+    (a config file's value without its origin), else ``(False, None)``."""
+    if value is None or isinstance(value, Alternatives):
+        return True, value
+    kind = _plain(value)
+    if kind in (bool, str, int, float) and not isinstance(value, Unknown):
+        return True, kind(value)
+    return False, None
+
+
+def one_of(a: Any, b: Any, reason: str) -> Any:
+    """``a`` or ``b`` when both are literals (or alternatives of them): an Alternatives (or the
+    value, when they are equal as plain values); None when either is anything else."""
+    options = []
     for value in (a, b):
-        if isinstance(value, OneOf):
-            options.extend(value.options)
-        elif isinstance(value, str) and _plain(value) is str:
-            options.append(str(value))
-        else:
+        ok, option = _option(value)
+        if not ok:
             return None
-    unique = tuple(dict.fromkeys(options))
-    return OneOf(reason, unique) if len(unique) <= MAX_OPTIONS else None
+        options.append(option)
+    merged = alternatives(options, reason)
+    if isinstance(merged, Unknown) and not isinstance(merged, Alternatives):
+        return None  # too many: the caller's plain Unknown
+    return merged
 
 
 @dataclass(eq=False)
@@ -193,9 +199,9 @@ def merge(a: Any, b: Any, reason: str) -> Any:
         and (isinstance(a, PartialStr) or isinstance(b, PartialStr))
     ):  # a partly dynamic string on every branch is still a string that is present
         return PartialStr(f"{_template(a)} | {_template(b)}")
-    alternatives = one_of(a, b, reason)
-    if alternatives is not None:
-        return alternatives
+    options = one_of(a, b, reason)
+    if options is not None:
+        return options
     for value in (a, b):  # the first unknown, but alternatives no longer tell the whole story
         if isinstance(value, OneOf):
             return Unknown(value.reason)
