@@ -196,3 +196,28 @@ def test_launcher_beside_a_module_it_names_from_the_folder_above_is_context(
         },
     )
     check_same(root, monkeypatch, "src/settings.py", "src/launch.py")
+
+
+# --- fix 6: a script shipped by a launcher beside it whose source_dir is its own folder ---------
+
+SAME_FOLDER_LAUNCH = """from sagemaker.pytorch import PyTorch
+
+est = PyTorch(entry_point="training.py", source_dir="./", instance_type="ml.g5.12xlarge", max_run=3600)
+est.fit()
+"""
+
+
+@needs_git
+def test_script_beside_a_launcher_shipping_its_folder_is_context(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = repo(
+        tmp_path,
+        {
+            "nas/launch.py": SAME_FOLDER_LAUNCH,
+            "nas/training.py": "print('train')\n",
+            "nas/datasets.py": SCRIPT,
+        },
+    )
+    want = check_same(root, monkeypatch, "nas/datasets.py", "nas/datasets.py")
+    assert any("source_dir" in k[4] for k in want)

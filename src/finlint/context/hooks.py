@@ -202,7 +202,8 @@ def training_script_launchers(given: Sequence[Path], index: RepoIndex) -> Iterat
     """The SageMaker launchers that run a changed training script (FIN601 needs the job's
     instance type): files in the script's folder or up to :data:`MAX_SCRIPT_DEPTH` folders above
     that mention SageMaker and name the script (its ``entry_point``) or a folder on the way
-    down to it (its ``source_dir``). Only scripts that build a ``DataLoader`` ask."""
+    down to it (its ``source_dir``), or, in the script's own folder, set a ``source_dir`` at all
+    (``source_dir="."`` ships the folder). Only scripts that build a ``DataLoader`` ask."""
     seen: set[Path] = set()
     for path in given:
         if path.suffix not in PYTHON:
@@ -217,8 +218,11 @@ def training_script_launchers(given: Sequence[Path], index: RepoIndex) -> Iterat
             if not folder.is_relative_to(index.root):
                 break
             names = [re.escape(n) for n in below]
-            # a closing quote may be escaped: notebooks are JSON (``entry_point=\\"train.py\\"``)
-            pattern = re.compile(rf"[\"'/](?:{'|'.join(names)})\\?[\"'/]")
+            # a closing quote may be escaped: notebooks are JSON (``entry_point=\\"train.py\\"``);
+            # beside the script, a launcher whose source_dir is its own folder (".", "./",
+            # os.path.abspath("")) ships every script there without naming it
+            alternatives = rf"[\"'/](?:{'|'.join(names)})\\?[\"'/]"
+            pattern = re.compile(alternatives + (r"|\bsource_dir\b" if folder == path.parent else ""))
             for candidate, text in _python_files(folder, index, skip={path, *seen}):
                 if "sagemaker" in text and pattern.search(text):
                     seen.add(candidate)
