@@ -112,33 +112,71 @@ def helm_chart(given: Sequence[Path], index: RepoIndex) -> Iterator[Path]:
 
 
 _SDK_DEFAULTS = re.compile(r"^SchemaVersion\s*:", re.MULTILINE)
+#: how far above a changed config or module its launcher may sit (the SDK loader reads configs
+#: and follows imports up to three folders above a script: ``sources.MAX_PARENT_LEVELS``)
+MAX_LAUNCHER_LEVELS = 3
+#: what starts an import statement: a line start, blank, or the quote that opens a notebook's
+#: JSON source line (``"from utils import x\n"``)
+_LEAD = r"(?:^|[\s\"'])"
+
+
+def _import_pattern(module: Path, folder: Path) -> re.Pattern[str] | None:
+    """An import of ``module`` (a .py file) written in a launcher of ``folder`` (an ancestor of
+    its folder): ``import utils``, ``from .utils import``, ``from . import utils`` in the same
+    folder; ``from src.utils import``, ``import pkg.sub.mod`` from a folder above it (or from
+    the same folder, naming it from a base above: ``from src.utils`` in ``src/``)."""
+    try:
+        parts = module.with_suffix("").relative_to(folder).parts
+    except ValueError:
+        return None
+    if parts and parts[-1] == "__init__":
+        parts = parts[:-1]
+    if not parts or not all(p.isidentifier() for p in parts):
+        return None
+    dotted = r"\.".join(re.escape(p) for p in parts)
+    # a launcher may name it from a folder above its own (``from src.utils`` inside src/)
+    return re.compile(rf"{_LEAD}(?:from|import)\s+(?:\.+|(?:\w+\.)*){dotted}\b", re.MULTILINE)
 
 
 def python_launchers(given: Sequence[Path], index: RepoIndex) -> Iterator[Path]:
-    """Launchers that read a changed file: a config file named in their text (same folder or
-    the one above), a sibling module they import, or every launcher beside a SageMaker SDK
-    defaults file (``SchemaVersion:``), which the SDK applies by location."""
+    """Launchers that read a changed file: a config file named in their text (its folder or up
+    to :data:`MAX_LAUNCHER_LEVELS` above), a module they import (``utils``, ``src.utils``,
+    from the same folders; through the modules that import it in turn), or every launcher beside
+    a SageMaker SDK defaults file (``SchemaVersion:``), which the SDK applies by location."""
     seen: set[Path] = set()
-    for path in given:
-        if path.suffix in PYTHON and path.suffix != ".py":
+    todo = [p for p in given if p.suffix != ".ipynb"]
+    done: set[Path] = set()
+    rounds = 0
+    while todo and rounds < MAX_CLOSURE_ROUNDS * 8:
+        path = todo.pop(0)
+        rounds += 1
+        if path in done:
             continue
-        folders = [path.parent] if path.suffix == ".py" else [path.parent, path.parent.parent]
-        if path.suffix == ".py":
-            pattern = re.compile(rf"(?:^|\s)(?:from|import)\s+\.?{re.escape(path.stem)}\b", re.MULTILINE)
-        else:
-            pattern = re.compile(re.escape(path.name))
+        done.add(path)
+        levels = MAX_LAUNCHER_LEVELS
+        config: re.Pattern[str] | None = None
+        if path.suffix != ".py":
+            config = re.compile(re.escape(path.name))
             try:
                 if _SDK_DEFAULTS.search(path.read_text("utf-8", errors="replace")[:4096]):
-                    pattern = re.compile("")
+                    config, levels = re.compile(""), 1  # applied by location: beside or one above
             except OSError:
                 continue
-        for folder in folders:
+        folder = path.parent
+        for _level in range(levels + 1):
             if not folder.is_relative_to(index.root):
-                continue
-            for candidate, text in _python_files(folder, index, skip={path, *seen}):
-                if pattern.search(text):
-                    seen.add(candidate)
-                    yield candidate
+                break
+            pattern = config or _import_pattern(path, folder)
+            if pattern is not None:
+                for candidate, text in _python_files(folder, index, skip={path, *seen}):
+                    if pattern.search(text):
+                        seen.add(candidate)
+                        yield candidate
+                        if candidate.suffix == ".py":  # a module importing it: its importers too
+                            todo.append(candidate)
+            if folder == index.root:
+                break
+            folder = folder.parent
 
 
 def _python_files(folder: Path, index: RepoIndex, skip: set[Path]) -> Iterator[tuple[Path, str]]:
@@ -164,7 +202,8 @@ def training_script_launchers(given: Sequence[Path], index: RepoIndex) -> Iterat
     """The SageMaker launchers that run a changed training script (FIN601 needs the job's
     instance type): files in the script's folder or up to :data:`MAX_SCRIPT_DEPTH` folders above
     that mention SageMaker and name the script (its ``entry_point``) or a folder on the way
-    down to it (its ``source_dir``). Only scripts that build a ``DataLoader`` ask."""
+    down to it (its ``source_dir``), or, in the script's own folder, set a ``source_dir`` at all
+    (``source_dir="."`` ships the folder). Only scripts that build a ``DataLoader`` ask."""
     seen: set[Path] = set()
     for path in given:
         if path.suffix not in PYTHON:
@@ -179,7 +218,11 @@ def training_script_launchers(given: Sequence[Path], index: RepoIndex) -> Iterat
             if not folder.is_relative_to(index.root):
                 break
             names = [re.escape(n) for n in below]
-            pattern = re.compile(rf"[\"'/](?:{'|'.join(names)})[\"'/]")
+            # a closing quote may be escaped: notebooks are JSON (``entry_point=\\"train.py\\"``);
+            # beside the script, a launcher whose source_dir is its own folder (".", "./",
+            # os.path.abspath("")) ships every script there without naming it
+            alternatives = rf"[\"'/](?:{'|'.join(names)})\\?[\"'/]"
+            pattern = re.compile(alternatives + (r"|\bsource_dir\b" if folder == path.parent else ""))
             for candidate, text in _python_files(folder, index, skip={path, *seen}):
                 if "sagemaker" in text and pattern.search(text):
                     seen.add(candidate)
