@@ -222,6 +222,14 @@ class TrainingJob(Record):
     warm_pool_peers: int = 0  # other jobs in the same file that can reuse its warm pool (linking)
 
 
+#: ``TrainingJob.extra`` keys of a launch that runs in a loop (SDK loader): how many times it runs
+#: (an int, or None when the loop's trip count is unknown), the loops' lines, and why the count is
+#: unknown. Cost models multiply per-run figures by the count (``cost.common.jobs_per_run``).
+LAUNCHES_KEY = "launches"
+LAUNCH_LOOPS_KEY = "launch_loops"
+LAUNCHES_WHY_KEY = "launches_why"
+
+
 @dataclass(frozen=True)
 class Requirement:
     """A Karpenter / node-affinity style requirement: key, operator and values."""

@@ -11,7 +11,7 @@ from typing import Any, Callable, Iterable
 
 from finlint.cost.alternatives import price_alternatives
 from finlint.cost.bounds import finite_cost
-from finlint.cost.common import CostContext, CostSettings
+from finlint.cost.common import CostContext, CostSettings, per_launch_note
 from finlint.cost.pricing import PricingError
 from finlint.cost.usage import UsageFileError
 from finlint.finding import Cost, Finding
@@ -73,6 +73,7 @@ def price_findings(
             f.cost = Cost(None, None, "risk", "", {}, reason=f"unknown cost model {f.cost_model!r}")
             continue
         f.cost = _total(model, f, ctx)
+        _per_launch(f)
     _count_storage_once(findings)
     where = str(ctx.pricing_file) if ctx.pricing_file else "finlint:pricing"
     return [Notice(where, 1, f"cost: {text}") for text in ctx.notices()]
@@ -83,6 +84,18 @@ def _total(model: ModelFn, finding: Finding, ctx: CostContext) -> Cost:
     A record with alternatives is priced at its cheapest alternative (a lower bound, said so)."""
     cost = price_alternatives(finding, lambda variant: _one(model, variant, ctx))
     return cost if cost is not None else _one(model, finding, ctx)
+
+
+def _per_launch(finding: Finding) -> None:
+    """A job-counting figure (its model multiplied by ``jobs_per_run``) for a launch in a loop of
+    unknown trip count is per launch: the basis says so. Stuck-run figures are per job anyway."""
+    cost = finding.cost
+    if cost is None or cost.monthly_usd is None or "jobs_per_run" not in cost.assumptions:
+        return
+    note = per_launch_note(finding.record)
+    if note:
+        cost.basis += note
+        cost.assumptions["launches"] = "unknown"
 
 
 def _one(model: ModelFn, finding: Finding, ctx: CostContext) -> Cost:

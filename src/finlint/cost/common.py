@@ -18,7 +18,7 @@ from finlint.cost.pricing import (
 )
 from finlint.cost.usage import Usage, load_usage
 from finlint.finding import Cost, Finding
-from finlint.ir import Record, TrainingJob, is_unknown
+from finlint.ir import LAUNCH_LOOPS_KEY, LAUNCHES_KEY, LAUNCHES_WHY_KEY, Record, TrainingJob, is_unknown
 
 HOURS_PER_MONTH = 730.0
 
@@ -174,11 +174,37 @@ def checked_cap(record: TrainingJob) -> tuple[float | None, str, str]:
 
 
 def jobs_per_run(record: TrainingJob) -> tuple[int, str]:
-    """Training jobs per run: a tuner's max_jobs, else 1 (bounded like an instance count)."""
+    """Training jobs per run: a tuner's max_jobs x the launches of the loop the launch runs in
+    (``4 launches (the loop at line 12)``), else 1 (bounded like an instance count). The one place
+    every job-counting model takes its multiplier from."""
+    jobs, parts = 1, []
     mult = record.runs_multiplier
     if isinstance(mult, int) and not isinstance(mult, bool) and 1 < mult <= bounds.MAX_INSTANCES:
-        return mult, f"{mult} jobs per tuning run"
-    return 1, ""
+        jobs, parts = mult, [f"{mult} jobs per tuning run"]
+    launches = record.extra.get(LAUNCHES_KEY)
+    if not isinstance(launches, int) or isinstance(launches, bool):
+        launches = 1
+    if 1 < launches <= bounds.MAX_INSTANCES // jobs:
+        jobs *= launches
+        parts.append(f"{launches} launches ({_loops(record)})")
+    return jobs, " x ".join(parts)
+
+
+def per_launch_note(record: Record | None) -> str:
+    """The basis sentence of a job launched in a loop whose trip count is unknown ('' otherwise)."""
+    if not isinstance(record, TrainingJob) or LAUNCHES_KEY not in record.extra:
+        return ""
+    if record.extra[LAUNCHES_KEY] is not None:
+        return ""
+    why = record.extra.get(LAUNCHES_WHY_KEY)
+    return f" Per launch; the loop's trip count is unknown ({_loops(record)}{': ' + why if why else ''})."
+
+
+def _loops(record: Record) -> str:
+    lines = [str(line) for line in record.extra.get(LAUNCH_LOOPS_KEY, ())]
+    if len(lines) == 1:
+        return f"the loop at line {lines[0]}"
+    return f"the loops at lines {', '.join(lines[:-1])} and {lines[-1]}" if lines else "a loop"
 
 
 def cap_seconds(record: TrainingJob) -> tuple[int | None, str]:
@@ -217,6 +243,7 @@ __all__ = [
     "instance_count",
     "known",
     "num",
+    "per_launch_note",
     "price_note",
     "quote_json",
     "runs_per_month",

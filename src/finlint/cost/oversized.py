@@ -1,7 +1,7 @@
 """FIN301 oversized p5: the price difference to a named alternative for the hours the resource runs.
 
 saving per p5 instance-hour = p5 price - alternative price x relative runtime   (both from one region)
-job:          x instances x runtime hours x jobs per run (tuner) = per run; x runs per month
+job:          x instances x runtime hours x jobs per run (tuner, loop) = per run; x runs per month
 notebook:     x hours in service per month (usage hours_per_month, default 730)
 static pool:  x always-on nodes x hours_per_month (kind savings), the pool model of `finlint cost`
 elastic pool: a risk ceiling, not a saving: it bills nothing until it scales, then each node it adds
@@ -97,6 +97,7 @@ def price(finding: Finding, ctx: CostContext) -> Cost:
     pricing = ctx.pricing_for(params)
     hpm = float(params.get("hours_per_month", 730))
     per_run_hours: float | None = None
+    jobs = 1
     types_note = ""
     if isinstance(rec, (TrainingJob, Notebook)):
         if not known(rec.instance_type):
@@ -198,6 +199,7 @@ def price(finding: Finding, ctx: CostContext) -> Cost:
     }
     if per_run_hours is not None:
         assumptions["instance_hours_per_run"] = per_run_hours
+        assumptions["jobs_per_run"] = jobs
     if isinstance(rec, Notebook):
         assumptions["once"] = f"notebook:{finding.resource}"  # FIN302 prices the same hours
     return Cost(monthly, per_run, KIND, basis, assumptions)

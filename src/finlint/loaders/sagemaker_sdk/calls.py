@@ -197,9 +197,10 @@ class FollowingInterpreter(Interpreter):
         self._bind_params(func, args, first, scope, unbound)
         frame = replace(func, returns=[], state="running")
         saved = (self.context, self.current_func, self.loop_depth, self.target_name)
+        saved_loops = (self.loops, self.branch_depth)
         self.context = [*func.context, func.node.name]
         self.current_func = frame
-        self.loop_depth = 0
+        self.loop_depth, self.loops, self.branch_depth = 0, [], 0
         self.shadow += 1
         self.call_stack.append(func)
         try:
@@ -208,6 +209,7 @@ class FollowingInterpreter(Interpreter):
             self.call_stack.pop()
             self.shadow -= 1
             self.context, self.current_func, self.loop_depth, self.target_name = saved
+            self.loops, self.branch_depth = saved_loops
         result: Any = None
         for i, value in enumerate(frame.returns):
             result = value if i == 0 else merge(result, value, f"{func.node.name}() returns different values")

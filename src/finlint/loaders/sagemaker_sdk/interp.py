@@ -3,7 +3,8 @@
 Why: "names bound once" is not enough for real launch scripts (``kwargs["max_run"] = ...``
 after ``kwargs = dict(...)``, helpers that return an estimator, argparse in ``parse_args()``).
 Statements run in source order; an ``if`` whose test is unknown runs both branches and merges
-(a name assigned differently becomes Unknown); loops run once. Functions are walked lazily at
+(a name assigned differently becomes Unknown); loops run once (a loop over literals binds its
+variable to their alternatives and knows its trip count: :mod:`.loops`). Functions are walked lazily at
 their first call (so they see the module state of that moment) and otherwise at the end, each
 exactly once. The SDK-specific meaning of calls lives in a subclass (``sagemaker_sdk_launch``).
 """
@@ -11,9 +12,10 @@ exactly once. The SDK-specific meaning of calls lives in a subclass (``sagemaker
 from __future__ import annotations
 
 import ast
-from typing import Any
+from typing import Any, Callable
 
 from finlint.ir import Unknown
+from finlint.loaders.sagemaker_sdk import loops
 from finlint.loaders.sagemaker_sdk.folding import (
     BUILTINS,
     builtin_call,
@@ -54,10 +56,14 @@ class Interpreter:
         self.loop_depth = 0
         self.target_name: str | None = None  # name the current statement assigns to
         self.current_func: FuncVal | None = None
+        self.loops: list[loops.LoopFrame] = []  # the loops around this statement, in this function
+        self.branch_depth = 0  # undecided branches around this statement
+        self.mutated: frozenset[str] = frozenset()  # names mutated in place (not literal lists)
 
     # -- entry -------------------------------------------------------------------------
     def run_module(self, tree: ast.Module) -> Scope:
         module = Scope(None, "module", "<module>")
+        self.mutated = loops.mutated_names(tree)
         self.exec_block(tree.body, module)
         while self.pending:
             func = self.pending.pop(0)
@@ -103,11 +109,11 @@ class Interpreter:
         elif isinstance(stmt, ast.If):
             self.exec_if(stmt, scope)
         elif isinstance(stmt, (ast.For, ast.AsyncFor)):
-            self.eval(stmt.iter, scope)
-            self.exec_loop(stmt.body, stmt.orelse, scope, stmt.target)
+            loops.exec_for(self, stmt, scope)
         elif isinstance(stmt, ast.While):
             self.eval(stmt.test, scope)
-            self.exec_loop(stmt.body, stmt.orelse, scope, None)
+            frame = loops.LoopFrame(None, stmt.lineno, self.branch_depth, "a `while` loop")
+            self.exec_loop(stmt.body, stmt.orelse, scope, None, frame)
         elif isinstance(stmt, (ast.With, ast.AsyncWith)):
             for item in stmt.items:
                 name = target_name(item.optional_vars) if item.optional_vars is not None else None
@@ -164,30 +170,41 @@ class Interpreter:
         saved_attrs = [dict(obj.attrs) for obj in objects]
         results: list[dict[str, Any]] = []
         attr_results: list[list[dict[str, Any]]] = []
-        for body in bodies:
-            scope.vars = dict(saved)
-            for obj, attrs in zip(objects, saved_attrs, strict=True):
-                obj.attrs = dict(attrs)
-            self.exec_block(body, scope)
-            results.append(scope.vars)
-            attr_results.append([obj.attrs for obj in objects])
+        self.branch_depth += 1
+        try:
+            for body in bodies:
+                scope.vars = dict(saved)
+                for obj, attrs in zip(objects, saved_attrs, strict=True):
+                    obj.attrs = dict(attrs)
+                self.exec_block(body, scope)
+                results.append(scope.vars)
+                attr_results.append([obj.attrs for obj in objects])
+        finally:
+            self.branch_depth -= 1
         scope.vars = merge_vars(results, reason)
         for i, obj in enumerate(objects):  # `self.x = ...` on some branches: merged like names
             obj.attrs = merge_vars([branch[i] for branch in attr_results], reason)
 
     def exec_loop(
-        self, body: list[ast.stmt], orelse: list[ast.stmt], scope: Scope, target: ast.expr | None
+        self,
+        body: list[ast.stmt],
+        orelse: list[ast.stmt],
+        scope: Scope,
+        bind: Callable[[], None] | None,
+        frame: loops.LoopFrame,
     ) -> None:
         saved = dict(scope.vars)
         objects = self.branch_objects(scope)
         saved_attrs = [dict(obj.attrs) for obj in objects]
-        if target is not None:
-            self.bind(target, Unknown("loop variable"), scope, None)
+        if bind is not None:
+            bind()  # the loop variable (alternatives over a literal iterable, else unknown)
         self.loop_depth += 1
+        self.loops.append(frame)
         try:
             self.exec_block(body, scope)
         finally:
             self.loop_depth -= 1
+            self.loops.pop()
         scope.vars = merge_vars([saved, scope.vars], "assigned in a loop")
         for obj, attrs in zip(objects, saved_attrs, strict=True):
             obj.attrs = merge_vars([attrs, obj.attrs], "assigned in a loop")
@@ -253,14 +270,16 @@ class Interpreter:
             scope.vars[args.kwarg.arg] = Unknown(f"parameter '**{args.kwarg.arg}'")
         self.bind_implicit(func, scope)
         saved = (self.context, self.in_test, self.current_func, self.loop_depth, self.target_name)
+        saved_loops = (self.loops, self.branch_depth)  # a launch in a helper is one launch
         self.context = [*func.context, func.node.name]
         self.in_test = func.is_test
         self.current_func = func
-        self.loop_depth = 0
+        self.loop_depth, self.loops, self.branch_depth = 0, [], 0
         try:
             self.exec_block(func.node.body, scope)
         finally:
             self.context, self.in_test, self.current_func, self.loop_depth, self.target_name = saved
+            self.loops, self.branch_depth = saved_loops
         func.state = "done"
         result: Any = None
         for i, value in enumerate(func.returns):
@@ -399,11 +418,13 @@ class Interpreter:
                     self.eval(cond, inner)
             elts = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
             self.loop_depth += 1
+            self.loops.append(loops.LoopFrame(None, node.lineno, self.branch_depth, "a comprehension"))
             try:
                 for elt in elts:
                     self.eval(elt, inner)
             finally:
                 self.loop_depth -= 1
+                self.loops.pop()
             return Unknown("comprehension")
         if isinstance(node, ast.Lambda):
             return Unknown("lambda")

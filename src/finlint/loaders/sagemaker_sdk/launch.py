@@ -14,6 +14,7 @@ from typing import Any, Mapping
 
 from finlint.ir import Unknown
 from finlint.loaders.sagemaker_sdk.calls import FollowingInterpreter
+from finlint.loaders.sagemaker_sdk.loops import LaunchSite, launch_site
 from finlint.loaders.sagemaker_sdk.scope import ClassVal, FuncVal, Scope
 from finlint.loaders.sagemaker_sdk.sources import ArgDefault, PathVal, Sources, arg_default
 from finlint.loaders.sagemaker_sdk.values import (
@@ -140,6 +141,7 @@ class Launch:
     request: DictVal | None = None  # boto3 create_training_job
     skip: str | None = None  # why it is not reported (local mode, inside a test)
     opaque: set[str] = field(default_factory=set)  # fields unknown because a whole container is
+    sites: list[LaunchSite | None] = field(default_factory=list)  # fit()/train() calls, in loops
 
     def __post_init__(self) -> None:
         self.sdk_kind = self.launcher  # stays "sdk-*" when a pipeline step wraps the launch
@@ -249,6 +251,10 @@ class SdkInterpreter(FollowingInterpreter):
         if isinstance(receiver, ParserVal):
             return _parser_method(receiver, method, args)
         if isinstance(receiver, ObjVal) and method in ("fit", "train"):
+            if not self.shadow:  # how many times this call runs (loops around it)
+                site = launch_site(self)
+                for launch in receiver.launches:
+                    launch.sites.append(site)
             return ObjVal("fit", receiver.launches)
         if method == "create_training_job" and not isinstance(receiver, (DictVal, ParserVal, ObjVal, str)):
             return self.api_request(args)
@@ -394,6 +400,7 @@ class SdkInterpreter(FollowingInterpreter):
         request = DictVal(dict(args.keywords), args.open, args.line, args.end_line)
         launch = self.new_launch("api-request", "create_training_job", args.line, args.end_line, None)
         launch.request = request
+        launch.sites.append(launch_site(self))
         name = args.keywords.get("TrainingJobName")
         if name is not None and isinstance(name[0], str):
             launch.extra["job_name"] = name[0]

@@ -15,6 +15,9 @@ from pathlib import Path
 from typing import Any, Callable
 
 from finlint.ir import (
+    LAUNCH_LOOPS_KEY,
+    LAUNCHES_KEY,
+    LAUNCHES_WHY_KEY,
     Alternatives,
     LoadError,
     LoadResult,
@@ -30,6 +33,7 @@ from finlint.loaders.base import DocContext, no_finalize
 from finlint.loaders.sagemaker_sdk.dataloader import MARKER as DATALOADER_MARKER
 from finlint.loaders.sagemaker_sdk.dataloader import load_data_loaders
 from finlint.loaders.sagemaker_sdk.launch import Launch, SdkInterpreter
+from finlint.loaders.sagemaker_sdk.loops import launches_of
 from finlint.loaders.sagemaker_sdk.sdk_defaults import DEFAULTS_FIELDS, apply_defaults, find_defaults
 from finlint.loaders.sagemaker_sdk.sources import Sources, origin_of
 from finlint.loaders.sagemaker_sdk.values import DictVal, PartialStr
@@ -352,6 +356,12 @@ def _to_record(
     location = Location(display, line_map(launch.line), line_map(launch.end_line))
     extra: dict[str, Any] = {"sdk_class": launch.sdk_class, **launch.extra}
     from_defaults = set(extra.pop(DEFAULTS_FIELDS, ()))
+    site = launches_of(launch.sites)
+    if site is not None:  # launched in a loop: how many times (None: unknown) and where
+        extra[LAUNCHES_KEY] = site.count
+        extra[LAUNCH_LOOPS_KEY] = tuple(line_map(line) for line in site.lines)
+        if site.count is None:
+            extra[LAUNCHES_WHY_KEY] = site.why
     if launch.default_runtime is not None:  # named in FIN101's message, also for pipeline steps
         extra["default_note"] = DEFAULT_NOTES.get(launch.sdk_kind, DEFAULT_NOTES["sdk-estimator"])
     if launch.request is not None:
