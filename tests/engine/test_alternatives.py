@@ -196,7 +196,7 @@ def test_fin102_fires_on_alternatives_with_a_lower_bound_cost(tmp_path: Path) ->
     (finding,) = result.findings
     assert finding.rule_id == "FIN102" and finding.line == 16  # the max_run= argument
     assert "864,000 or 1,209,600 s" in finding.message or "1,209,600 or 864,000 s" in finding.message
-    assert "[on every branch: max_runtime_s is" in finding.message
+    assert "[for each possible value: max_runtime_s is" in finding.message
     assert finding.cost is not None and finding.cost.monthly_usd is not None
     assert finding.cost.basis.startswith("Lower bound: the cheapest of 4 alternatives")
     assert finding.cost.assumptions["priced_alternative"] == {

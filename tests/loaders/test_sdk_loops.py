@@ -144,7 +144,7 @@ def test_a_rule_decided_for_every_item_fires_at_its_line(tmp_path: Path) -> None
     result = scan_files(tmp_path, {"launch.py": GPU_LOOP.replace("MAX_RUN", "10 * 86400")}, ("FIN102",))
     (finding,) = result.findings  # one finding per launch site, not one per trip
     assert finding.line == 6  # the max_run= argument
-    assert "[on every branch: " in finding.message and "loop over" in finding.message
+    assert "[for each possible value: " in finding.message and "loop over" in finding.message
 
 
 def test_a_rule_passes_when_no_item_matches(tmp_path: Path) -> None:

@@ -60,7 +60,7 @@ def _undetermined_line(policy: Policy, env: Env) -> int:
 def _alternatives_note(env: Env) -> str:
     """What a verdict decided on alternatives says: the rule holds for every one of them."""
     parts = [f"{ref.removeprefix('fact.')} is {v.shown()} ({v.reason})" for ref, v in env.decided.items()]
-    return f" [on every branch: {'; '.join(parts)}]" if parts else ""
+    return f" [for each possible value: {'; '.join(parts)}]" if parts else ""
 
 
 def _evidence(env: Env) -> dict[str, Any]:
