@@ -14,11 +14,13 @@ their lines, so an embedded Kubernetes manifest keeps the lines of the .tf file.
 from __future__ import annotations
 
 import base64
+import copy
+import itertools
 import json
 import math
 from typing import Any, Callable, Protocol
 
-from finlint.ir import Unknown
+from finlint.ir import Alternatives, Unknown, alternatives, plain_unknown
 from finlint.loaders.terraform import hcl as h
 from finlint.yamlload import LineDict, LineList
 
@@ -56,6 +58,58 @@ def contains_unknown(value: Any, depth: int = 0) -> bool:
         return any(contains_unknown(v, depth + 1) for v in value.values())
     if isinstance(value, list):
         return any(contains_unknown(v, depth + 1) for v in value)
+    return False
+
+
+def lift(fn: Callable[..., Any], *args: Any) -> Any:
+    """``fn`` over the arguments, option by option where some are
+    :class:`~finlint.ir.Alternatives` (every combination: a superset of what the branches can
+    give, so a verdict shared by all of them is sound). A plain Unknown argument, or an option
+    ``fn`` rejects, makes the result a plain Unknown; so does a result that is not a scalar."""
+    plain = next((a for a in args if isinstance(a, Unknown) and not isinstance(a, Alternatives)), None)
+    if plain is not None:
+        return plain
+    alts = [a for a in args if isinstance(a, Alternatives)]
+    if not alts:
+        return fn(*args)
+    reason = alts[0].reason
+    choices = [a.options if isinstance(a, Alternatives) else (a,) for a in args]
+    results: list[Any] = []
+    for combination in itertools.product(*choices):
+        try:
+            results.append(fn(*combination))
+        except (EvalError, TypeError, ValueError, ArithmeticError, LookupError):
+            return Unknown(reason)
+    return alternatives(results, reason)
+
+
+def demote(value: Any, depth: int = 0) -> Any:
+    """``value`` with every :class:`~finlint.ir.Alternatives` in it (at any depth) a plain
+    Unknown: for values handed to code that has not been written for alternatives (embedded
+    manifests, Helm values, Step Functions definitions). Copies only what changes."""
+    if isinstance(value, Alternatives):
+        return plain_unknown(value)
+    if depth > MAX_DEPTH or not contains_alternatives(value):
+        return value
+    out = copy.copy(value)  # keeps LineDict / LineList lines
+    if isinstance(out, dict):
+        for k in list(out):
+            out[k] = demote(out[k], depth + 1)
+    elif isinstance(out, list):
+        for i, v in enumerate(out):
+            out[i] = demote(v, depth + 1)
+    return out
+
+
+def contains_alternatives(value: Any, depth: int = 0) -> bool:
+    if isinstance(value, Alternatives):
+        return True
+    if depth > MAX_DEPTH:
+        return False
+    if isinstance(value, dict):
+        return any(contains_alternatives(v, depth + 1) for v in value.values())
+    if isinstance(value, list):
+        return any(contains_alternatives(v, depth + 1) for v in value)
     return False
 
 
@@ -113,18 +167,16 @@ class Evaluator:
             return self.traversal(expr)
         if isinstance(expr, h.Splat):
             base = self.eval(expr.obj)
-            return base if isinstance(base, Unknown) else Unknown("splat expression")
+            return plain_unknown(base) if isinstance(base, Unknown) else Unknown("splat expression")
         if isinstance(expr, h.Cond):
             return self.conditional(expr)
         if isinstance(expr, h.BinOp):
             return binary(expr.op, self.eval(expr.left), self.eval(expr.right))
         if isinstance(expr, h.UnOp):
             operand = self.eval(expr.operand)
-            if isinstance(operand, Unknown):
-                return operand
             if expr.op == "!":
-                return not _to_bool(operand)
-            return -_to_number(operand)
+                return lift(lambda x: not _to_bool(x), operand)
+            return lift(lambda x: -_to_number(x), operand)
         if isinstance(expr, h.Call):
             return self.call(expr)
         if isinstance(expr, h.ForExpr):
@@ -139,23 +191,31 @@ class Evaluator:
         if len(expr.parts) == 1 and not isinstance(expr.parts[0], str):
             # "${x}" alone keeps x's type, as in Terraform
             return self.eval(expr.parts[0])
-        out: list[str] = []
+        values: list[Any] = []
         for part in expr.parts:
-            if isinstance(part, str):
-                out.append(part)
-                continue
-            value = self.eval(part)
-            if isinstance(value, Unknown):
+            value = part if isinstance(part, str) else self.eval(part)
+            if isinstance(value, Unknown) and not isinstance(value, Alternatives):
                 return Unknown(f"interpolation: {value.reason}")
-            out.append(to_string(value))
-        return "".join(out)
+            values.append(value)
+        # "ml.${var.big ? "p5" : "g5"}.xlarge": the text of each option
+        return lift(lambda *parts: "".join(to_string(p) for p in parts), *values)
 
     def conditional(self, expr: h.Cond) -> Any:
         cond = self.eval(expr.cond)
+        if isinstance(cond, Alternatives):
+            try:
+                sides = {_to_bool(option) for option in cond.options}
+            except EvalError:
+                return Unknown(f"condition: {cond.reason}")
+            if len(sides) == 1:
+                return self.eval(expr.if_true) if sides.pop() else self.eval(expr.if_false)
         if isinstance(cond, Unknown):
             a, b = self.value(expr.if_true), self.value(expr.if_false)
             if not contains_unknown(a) and not contains_unknown(b) and a == b and type(a) is type(b):
                 return a
+            if _is_option(a) and _is_option(b):
+                # one of two literals (or of their alternatives): the value on either branch
+                return alternatives([a, b], f"condition: {cond.reason}")
             return Unknown(f"condition: {cond.reason}")
         return self.eval(expr.if_true) if _to_bool(cond) else self.eval(expr.if_false)
 
@@ -191,8 +251,11 @@ class Evaluator:
     def apply(self, value: Any, steps: list[h.Expr | str]) -> Any:
         for step in steps:
             if isinstance(value, Unknown):
-                return value
+                return plain_unknown(value)  # an attribute of an unknown: none of its options
             key: Any = step if isinstance(step, str) else self.eval(step)
+            if isinstance(key, Alternatives):
+                value = lift(lambda k, base=value: index(base, k), key)  # local.sizes[var.env]
+                continue
             if isinstance(key, Unknown):
                 return key
             value = index(value, key)
@@ -201,7 +264,7 @@ class Evaluator:
     def for_expr(self, expr: h.ForExpr) -> Any:
         coll = self.eval(expr.collection)
         if isinstance(coll, Unknown):
-            return coll
+            return plain_unknown(coll)
         if isinstance(coll, dict):
             pairs = [(k, coll[k]) for k in sorted(coll)]
         elif isinstance(coll, list):
@@ -252,13 +315,13 @@ class Evaluator:
                 value = self.eval(expr.args[0])
             except EvalError:
                 return False
-            return value if isinstance(value, Unknown) else True
+            return plain_unknown(value) if isinstance(value, Unknown) else True
         if name == "templatefile":
             return self.templatefile(expr)
         if name in ("file", "filebase64"):
             path = self.eval(expr.args[0]) if expr.args else Unknown(f"{name}()")
             if isinstance(path, Unknown):
-                return path
+                return plain_unknown(path)  # a file's text, not the options of its path
             text = self.scope.read_file(str(path))
             if text is not None and name == "filebase64":
                 return FUNCTIONS["base64encode"](text)
@@ -270,14 +333,16 @@ class Evaluator:
         if expr.expand_last and args:
             last = args.pop()
             if isinstance(last, Unknown):
-                return last
+                return plain_unknown(last)
             args.extend(last)
         if name not in _UNKNOWN_AWARE:
             for a in args:
-                if isinstance(a, Unknown):
+                if isinstance(a, Unknown) and not isinstance(a, Alternatives):
                     return a
         try:
-            return fn(*args)
+            # lower(var.big ? "P5" : "G5"), lookup(local.sizes, var.env ? "a" : "b"): option by
+            # option; a result that is not a scalar (a list, a map) is a plain Unknown
+            return lift(fn, *args) if any(isinstance(a, Alternatives) for a in args) else fn(*args)
         except (TypeError, ValueError, ArithmeticError, LookupError) as exc:
             # a call Terraform rejects (wrong number or type of arguments, e.g. cf2tf's
             # split("","", x)) costs this value, not the configuration
@@ -368,19 +433,33 @@ def _normal(n: int | float) -> int | float:
     return int(n) if isinstance(n, float) and n.is_integer() else n
 
 
+def _is_option(value: Any) -> bool:
+    """A value a conditional's branch can contribute as an alternative: a scalar, null, or
+    alternatives of them (never a list or a map, never a plain Unknown)."""
+    if isinstance(value, Unknown):
+        return isinstance(value, Alternatives)
+    return value is None or isinstance(value, (str, int, float, bool))
+
+
 def binary(op: str, a: Any, b: Any) -> Any:
+    """``a op b``; over :class:`~finlint.ir.Alternatives` option by option, so ``(var.big ? 8 :
+    1) * 2`` is 16 or 2, never 8 or 1; with a plain Unknown operand a plain Unknown."""
     if op in ("&&", "||"):
         # short-circuit on a known deciding side, as Terraform refines unknowns
         for x in (a, b):
             if not isinstance(x, Unknown) and _to_bool(x) == (op == "||"):
                 return op == "||"
-        if isinstance(a, Unknown) or isinstance(b, Unknown):
-            return a if isinstance(a, Unknown) else b
+    unknowns = [x for x in (a, b) if isinstance(x, Unknown)]
+    if not unknowns:
+        return _known_binary(op, a, b)
+    if all(isinstance(x, Alternatives) for x in unknowns):
+        return lift(lambda x, y: _known_binary(op, x, y), a, b)
+    return plain_unknown(unknowns[0])
+
+
+def _known_binary(op: str, a: Any, b: Any) -> Any:
+    if op in ("&&", "||"):
         return _to_bool(a) and _to_bool(b) if op == "&&" else _to_bool(a) or _to_bool(b)
-    if isinstance(a, Unknown):
-        return a
-    if isinstance(b, Unknown):
-        return b
     if op == "==":
         return _equal(a, b)
     if op == "!=":
