@@ -14,7 +14,7 @@ from finlint import ir
 from finlint.ir import Alternatives, Unknown
 from finlint.loaders.terraform import hcl as h
 from finlint.loaders.terraform import loader as tf
-from finlint.loaders.terraform.eval import Evaluator, binary, demote
+from finlint.loaders.terraform.eval import Evaluator, binary
 from finlint.loaders.terraform.items import as_str_tuple, times
 from finlint.yamlload import LineDict
 
@@ -171,6 +171,8 @@ def test_times_multiplies_options_or_demotes() -> None:
 
 
 def test_list_fields_and_nested_values_never_hold_options() -> None:
+    from finlint.loaders.terraform.eval import demote  # new with alternatives in Terraform
+
     assert plain(as_str_tuple(Alternatives("c", ("p5.48xlarge", "g5.xlarge"))))
     (element,) = as_str_tuple([Alternatives("c", ("p5.48xlarge", "g5.xlarge"))])
     assert plain(element)
