@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from finlint import ir
-from finlint.ir import Unknown
+from finlint.ir import Unknown, plain_unknown
 from finlint.loaders.terraform import mapping as m
 from finlint.loaders.terraform.eval import Evaluator
 from finlint.loaders.terraform.files import FORMAT, Decl
@@ -151,7 +151,7 @@ def _eks_group(
         if mixed is True and isinstance(group.get("mixed_instances_policy"), dict):
             values["mixed_instances_policy"] = blockify(group["mixed_instances_policy"])
         elif isinstance(mixed, Unknown):
-            values["mixed_instances_policy"] = mixed
+            values["mixed_instances_policy"] = plain_unknown(mixed)  # a block: not a flag's options
         item = m.Item(
             rtype,
             address,

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from finlint import ir
 from finlint.loaders.base import DocContext
 from finlint.loaders.terraform import hcl as h
-from finlint.loaders.terraform.eval import Evaluator
+from finlint.loaders.terraform.eval import Evaluator, demote
 from finlint.loaders.terraform.files import Decl
 from finlint.loaders.terraform.values import render, with_lines
 from finlint.yamlload import YamlLoadError, load_all, pin_lines
@@ -160,7 +160,7 @@ def _kubernetes_manifest(module: Module, decl: Decl, ev: Evaluator, address: str
         source = _source_file(module, expr, ev) if found[2] else None
         _k8s(module, docs[:1], ctx, shown, attr.line, source)
         return
-    value = ev.value(expr)
+    value = demote(ev.value(expr))  # the Kubernetes loader is not written for alternatives
     if not isinstance(value, dict):
         module.run.notice(shown, attr.line, f"{address}: manifest is not static; not read")
         return
@@ -204,7 +204,7 @@ def _sfn_state_machine(module: Module, decl: Decl, ev: Evaluator, address: str) 
         file=shown, lines=decl.file.lines, address_prefix=f"{address}/", options=module.run.options
     )
     if isinstance(expr, h.Call) and expr.name == "jsonencode" and len(expr.args) == 1:
-        asl = with_lines(ev.value(expr.args[0]), attr.line)
+        asl = with_lines(demote(ev.value(expr.args[0])), attr.line)
     elif isinstance(expr, h.Call) and expr.name == "templatefile" and len(expr.args) == 2:
         asl, ctx = _asl_from_templatefile(module, expr, ev, ctx, attr.line, address)
     else:

@@ -18,15 +18,15 @@ import json
 import math
 from typing import Any, Callable, Protocol
 
-from finlint.ir import Unknown
+from finlint.ir import Alternatives, Unknown, alternatives, plain_unknown
 from finlint.loaders.terraform import hcl as h
+from finlint.loaders.terraform.options import EvalError as EvalError
+from finlint.loaders.terraform.options import contains_unknown as contains_unknown
+from finlint.loaders.terraform.options import demote as demote
+from finlint.loaders.terraform.options import is_option, lift
 from finlint.yamlload import LineDict, LineList
 
 MAX_DEPTH = 64
-
-
-class EvalError(Exception):
-    """An expression that Terraform itself would reject (missing key, wrong type)."""
 
 
 class Scope(Protocol):
@@ -45,18 +45,6 @@ class Scope(Protocol):
 
 def is_unknown(value: Any) -> bool:
     return isinstance(value, Unknown)
-
-
-def contains_unknown(value: Any, depth: int = 0) -> bool:
-    if isinstance(value, Unknown):
-        return True
-    if depth > MAX_DEPTH:
-        return True
-    if isinstance(value, dict):
-        return any(contains_unknown(v, depth + 1) for v in value.values())
-    if isinstance(value, list):
-        return any(contains_unknown(v, depth + 1) for v in value)
-    return False
 
 
 class Evaluator:
@@ -113,18 +101,16 @@ class Evaluator:
             return self.traversal(expr)
         if isinstance(expr, h.Splat):
             base = self.eval(expr.obj)
-            return base if isinstance(base, Unknown) else Unknown("splat expression")
+            return plain_unknown(base) if isinstance(base, Unknown) else Unknown("splat expression")
         if isinstance(expr, h.Cond):
             return self.conditional(expr)
         if isinstance(expr, h.BinOp):
             return binary(expr.op, self.eval(expr.left), self.eval(expr.right))
         if isinstance(expr, h.UnOp):
             operand = self.eval(expr.operand)
-            if isinstance(operand, Unknown):
-                return operand
             if expr.op == "!":
-                return not _to_bool(operand)
-            return -_to_number(operand)
+                return lift(lambda x: not _to_bool(x), operand)
+            return lift(lambda x: -_to_number(x), operand)
         if isinstance(expr, h.Call):
             return self.call(expr)
         if isinstance(expr, h.ForExpr):
@@ -139,23 +125,31 @@ class Evaluator:
         if len(expr.parts) == 1 and not isinstance(expr.parts[0], str):
             # "${x}" alone keeps x's type, as in Terraform
             return self.eval(expr.parts[0])
-        out: list[str] = []
+        values: list[Any] = []
         for part in expr.parts:
-            if isinstance(part, str):
-                out.append(part)
-                continue
-            value = self.eval(part)
-            if isinstance(value, Unknown):
+            value = part if isinstance(part, str) else self.eval(part)
+            if isinstance(value, Unknown) and not isinstance(value, Alternatives):
                 return Unknown(f"interpolation: {value.reason}")
-            out.append(to_string(value))
-        return "".join(out)
+            values.append(value)
+        # "ml.${var.big ? "p5" : "g5"}.xlarge": the text of each option
+        return lift(lambda *parts: "".join(to_string(p) for p in parts), *values)
 
     def conditional(self, expr: h.Cond) -> Any:
         cond = self.eval(expr.cond)
+        if isinstance(cond, Alternatives):
+            try:
+                sides = {_to_bool(option) for option in cond.options}
+            except EvalError:
+                return Unknown(f"condition: {cond.reason}")
+            if len(sides) == 1:
+                return self.eval(expr.if_true) if sides.pop() else self.eval(expr.if_false)
         if isinstance(cond, Unknown):
             a, b = self.value(expr.if_true), self.value(expr.if_false)
             if not contains_unknown(a) and not contains_unknown(b) and a == b and type(a) is type(b):
                 return a
+            if is_option(a) and is_option(b):
+                # one of two literals (or of their alternatives): the value on either branch
+                return alternatives([a, b], f"condition: {cond.reason}")
             return Unknown(f"condition: {cond.reason}")
         return self.eval(expr.if_true) if _to_bool(cond) else self.eval(expr.if_false)
 
@@ -191,8 +185,11 @@ class Evaluator:
     def apply(self, value: Any, steps: list[h.Expr | str]) -> Any:
         for step in steps:
             if isinstance(value, Unknown):
-                return value
+                return plain_unknown(value)  # an attribute of an unknown: none of its options
             key: Any = step if isinstance(step, str) else self.eval(step)
+            if isinstance(key, Alternatives):
+                value = lift(lambda k, base=value: index(base, k), key)  # local.sizes[var.env]
+                continue
             if isinstance(key, Unknown):
                 return key
             value = index(value, key)
@@ -201,7 +198,7 @@ class Evaluator:
     def for_expr(self, expr: h.ForExpr) -> Any:
         coll = self.eval(expr.collection)
         if isinstance(coll, Unknown):
-            return coll
+            return plain_unknown(coll)
         if isinstance(coll, dict):
             pairs = [(k, coll[k]) for k in sorted(coll)]
         elif isinstance(coll, list):
@@ -252,13 +249,13 @@ class Evaluator:
                 value = self.eval(expr.args[0])
             except EvalError:
                 return False
-            return value if isinstance(value, Unknown) else True
+            return plain_unknown(value) if isinstance(value, Unknown) else True
         if name == "templatefile":
             return self.templatefile(expr)
         if name in ("file", "filebase64"):
             path = self.eval(expr.args[0]) if expr.args else Unknown(f"{name}()")
             if isinstance(path, Unknown):
-                return path
+                return plain_unknown(path)  # a file's text, not the options of its path
             text = self.scope.read_file(str(path))
             if text is not None and name == "filebase64":
                 return FUNCTIONS["base64encode"](text)
@@ -270,14 +267,16 @@ class Evaluator:
         if expr.expand_last and args:
             last = args.pop()
             if isinstance(last, Unknown):
-                return last
+                return plain_unknown(last)
             args.extend(last)
         if name not in _UNKNOWN_AWARE:
             for a in args:
-                if isinstance(a, Unknown):
+                if isinstance(a, Unknown) and not isinstance(a, Alternatives):
                     return a
         try:
-            return fn(*args)
+            # lower(var.big ? "P5" : "G5"), lookup(local.sizes, var.env ? "a" : "b"): option by
+            # option; a result that is not a scalar (a list, a map) is a plain Unknown
+            return lift(fn, *args) if any(isinstance(a, Alternatives) for a in args) else fn(*args)
         except (TypeError, ValueError, ArithmeticError, LookupError) as exc:
             # a call Terraform rejects (wrong number or type of arguments, e.g. cf2tf's
             # split("","", x)) costs this value, not the configuration
@@ -369,18 +368,24 @@ def _normal(n: int | float) -> int | float:
 
 
 def binary(op: str, a: Any, b: Any) -> Any:
+    """``a op b``; over :class:`~finlint.ir.Alternatives` option by option, so ``(var.big ? 8 :
+    1) * 2`` is 16 or 2, never 8 or 1; with a plain Unknown operand a plain Unknown."""
     if op in ("&&", "||"):
         # short-circuit on a known deciding side, as Terraform refines unknowns
         for x in (a, b):
             if not isinstance(x, Unknown) and _to_bool(x) == (op == "||"):
                 return op == "||"
-        if isinstance(a, Unknown) or isinstance(b, Unknown):
-            return a if isinstance(a, Unknown) else b
+    unknowns = [x for x in (a, b) if isinstance(x, Unknown)]
+    if not unknowns:
+        return _known_binary(op, a, b)
+    if all(isinstance(x, Alternatives) for x in unknowns):
+        return lift(lambda x, y: _known_binary(op, x, y), a, b)
+    return plain_unknown(unknowns[0])
+
+
+def _known_binary(op: str, a: Any, b: Any) -> Any:
+    if op in ("&&", "||"):
         return _to_bool(a) and _to_bool(b) if op == "&&" else _to_bool(a) or _to_bool(b)
-    if isinstance(a, Unknown):
-        return a
-    if isinstance(b, Unknown):
-        return b
     if op == "==":
         return _equal(a, b)
     if op == "!=":

@@ -16,7 +16,7 @@ import yaml
 
 from finlint import ir
 from finlint.loaders.terraform import hcl as h
-from finlint.loaders.terraform.eval import Evaluator
+from finlint.loaders.terraform.eval import Evaluator, demote
 from finlint.loaders.terraform.files import Decl
 
 if TYPE_CHECKING:
@@ -134,8 +134,8 @@ def _values(body: h.Body, ev: Evaluator) -> tuple[dict[str, Any], tuple[int, str
 def _document(item: h.Expr, ev: Evaluator) -> Any:
     """One ``values`` entry: ``yamlencode({...})`` is the object itself; others evaluate to text."""
     if isinstance(item, h.Call) and item.name == "yamlencode" and len(item.args) == 1:
-        return ev.value(item.args[0])
-    return ev.value(item)
+        return demote(ev.value(item.args[0]))
+    return demote(ev.value(item))
 
 
 def _typed(value: Any) -> Any:

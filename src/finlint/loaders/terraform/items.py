@@ -36,7 +36,7 @@ def get(values: Any, path: str) -> tuple[Any, int | None]:
                 return None, line
             node = node[0]
         if isinstance(node, Unknown):
-            return node, line
+            return ir.plain_unknown(node), line  # inside an unknown: none of its options
         if not isinstance(node, dict) or part not in node:
             return None, None
         key_lines = getattr(node, "key_lines", None) or {}
@@ -64,20 +64,26 @@ def as_bool(value: Any) -> Any:
 
 
 def as_str_tuple(value: Any) -> Any:
+    """A list field (``instance_types``): alternatives of a scalar, or an element that is one,
+    are a plain Unknown (a tuple field never holds one option's string)."""
     if value is None or isinstance(value, Unknown):
-        return value
+        return ir.plain_unknown(value)
     if isinstance(value, str):
         return (value,)
     if isinstance(value, list):
-        return tuple(as_str(v) for v in value)
+        return tuple(ir.plain_unknown(as_str(v)) for v in value)
     return Unknown("not a list of strings")
 
 
 def times(value: Any, multiplier: Any) -> Any:
+    """A per-instance size times the instances (``count``): alternatives of the size are
+    multiplied option by option; with an unknown count the product is a plain Unknown."""
     if value is None:
         return None
     if isinstance(value, Unknown):
-        return value
+        if isinstance(multiplier, Unknown) or not isinstance(value, ir.Alternatives):
+            return ir.plain_unknown(value)
+        return ir.map_options(value, lambda option: None if option is None else option * multiplier)
     if isinstance(multiplier, Unknown):
         return Unknown(f"count/for_each: {multiplier.reason}")
     return value * multiplier

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from finlint import ir
-from finlint.ir import Unknown
+from finlint.ir import Unknown, plain_unknown
 from finlint.loaders.terraform.items import Item
 from finlint.yamlload import LineDict, LineList
 
@@ -86,7 +86,7 @@ def _k8s_value(value: Any, line: int) -> Any:
         items.item_lines = [item_lines[i] if i < len(item_lines) else items.line for i in range(len(value))]
         items.extend(_k8s_value(v, items.item_lines[i]) for i, v in enumerate(value))
         return items
-    return value
+    return plain_unknown(value)  # the Kubernetes loader is not written for alternatives
 
 
 def _k8s_block(block: Any, line: int, parent: str = "") -> LineDict:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from finlint import ir
-from finlint.ir import Unknown
+from finlint.ir import Unknown, plain_unknown
 from finlint.loaders.terraform.items import (
     Item,
     Lines,
@@ -61,7 +61,7 @@ def training_job(item: Item) -> list[ir.Record]:
         value, line = get(item.values, block)
         if isinstance(value, Unknown):
             for n in names:
-                fields[n] = value
+                fields[n] = plain_unknown(value)
                 if line:
                     r.lines.setdefault(n, line)
     for block, attr in (

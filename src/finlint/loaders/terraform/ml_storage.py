@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from finlint import ir
-from finlint.ir import Unknown
+from finlint.ir import Unknown, plain_unknown
 from finlint.loaders.lifecycle_scripts import stops_when_idle
 from finlint.loaders.terraform.items import Item, Lines, as_str, common_fields, get
 
@@ -61,7 +61,7 @@ def _fsx(record: ir.FileSystem, item: Item, associations: list[Item]) -> ir.File
         value, line = get(item.values, key)
         if line is None or value is None or value == "NONE":
             continue
-        linked = True if isinstance(value, str) else value
+        linked = True if isinstance(value, str) else plain_unknown(value)  # a path is not a bool
         lines["data_repository"] = line
         break
     if linked is False:
@@ -86,7 +86,9 @@ def studio_domain(item: Item) -> list[ir.Record]:
         idle = False
         r.lines["idle_shutdown"] = lab_line or item.location.line
     else:
-        idle = state if isinstance(state, Unknown) else str(state).upper() == "ENABLED"
+        idle = (
+            plain_unknown(state) if isinstance(state, Unknown) else str(state).upper() == "ENABLED"
+        )  # a boolean field: never the setting's text options
         r.lines["idle_shutdown"] = line
     name = as_str(r.read("name", "domain_name"))
     return [
@@ -124,7 +126,7 @@ def _job_mounts(record: ir.TrainingJob, item: Item) -> ir.TrainingJob:
                 line=line,
                 is_efs=fs_type.upper() == "EFS"
                 if isinstance(fs_type, str)
-                else (fs_type if isinstance(fs_type, Unknown) else None),
+                else (plain_unknown(fs_type) if isinstance(fs_type, Unknown) else None),
             )
         )
     if not mounts:

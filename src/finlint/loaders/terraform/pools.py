@@ -7,7 +7,7 @@ import math
 from typing import Any
 
 from finlint import ir
-from finlint.ir import Unknown
+from finlint.ir import Unknown, plain_unknown
 from finlint.loaders.terraform.items import (
     Item,
     Lines,
@@ -31,7 +31,7 @@ def _market(values: Any, r: Lines, prefix: str = "") -> tuple[Any, Any]:
     market = r.read("capacity_types", prefix + "instance_market_options.market_type")
     capacity: Any = None
     if isinstance(market, Unknown):
-        capacity = market
+        capacity = plain_unknown(market)  # a tuple field: never one option's string
     elif isinstance(market, str):
         capacity = (_MARKET.get(market, market),)
     else:
@@ -41,18 +41,18 @@ def _market(values: Any, r: Lines, prefix: str = "") -> tuple[Any, Any]:
     reservation: Any = None
     spec, line = get(values, prefix + "capacity_reservation_specification")
     if isinstance(spec, Unknown):
-        reservation = spec
+        reservation = plain_unknown(spec)
     elif spec:
         target, tline = get(values, prefix + "capacity_reservation_specification.capacity_reservation_target")
         pref, pline = get(
             values, prefix + "capacity_reservation_specification.capacity_reservation_preference"
         )
         if isinstance(target, Unknown):
-            reservation = target
+            reservation = plain_unknown(target)  # a boolean field: never a target's options
         elif target or pref == "capacity-reservations-only":
             reservation = True
         elif isinstance(pref, Unknown):
-            reservation = pref
+            reservation = plain_unknown(pref)
         else:
             reservation = False
         r.lines["capacity_reservation"] = tline or pline or line or 0
@@ -126,10 +126,11 @@ def autoscaling_group(item: Item, templates: dict[str, Item]) -> list[ir.Record]
     types: Any = None
     overrides, oline = get(item.values, "mixed_instances_policy.launch_template.override")
     if isinstance(overrides, Unknown):
-        types = overrides
+        types = plain_unknown(overrides)
     elif isinstance(overrides, list) and overrides:
         types = tuple(
-            as_str(o.get("instance_type")) if isinstance(o, dict) else Unknown("override") for o in overrides
+            plain_unknown(as_str(o.get("instance_type"))) if isinstance(o, dict) else Unknown("override")
+            for o in overrides
         )
         if oline:
             r.lines["instance_types"] = oline
@@ -181,7 +182,7 @@ def eks_node_group(item: Item, templates: dict[str, Item]) -> list[ir.Record]:
         types = None
     ct = r.read("capacity_types", "capacity_type")
     capacity: Any = (
-        ct
+        plain_unknown(ct)
         if isinstance(ct, Unknown)
         else ((_EKS_CAPACITY.get(ct, ct.lower()),) if isinstance(ct, str) else None)
     )
@@ -231,7 +232,7 @@ def batch_compute_environment(item: Item, templates: dict[str, Item]) -> list[ir
     types = as_str_tuple(r.read("instance_types", "compute_resources.instance_type"))
     ctype = r.read("capacity_types", "compute_resources.type")
     capacity: Any = (
-        ctype
+        plain_unknown(ctype)
         if isinstance(ctype, Unknown)
         else ({"SPOT": ("spot",), "EC2": ("on-demand",)}.get(ctype) if isinstance(ctype, str) else None)
     )
@@ -244,7 +245,7 @@ def batch_compute_environment(item: Item, templates: dict[str, Item]) -> list[ir
     def instances(field_name: str, path: str) -> Any:
         v = as_int(r.read(field_name, path))
         if v is None or isinstance(v, Unknown):
-            return v
+            return plain_unknown(v)  # vCPUs are not instances: never the vCPU options
         if v == 0:
             return 0
         return times(math.ceil(v / vcpus) if vcpus else 1, item.multiplier)
@@ -341,7 +342,7 @@ def hyperpod_cluster(item: Item) -> list[ir.Record]:
                 max_size=times(count, item.multiplier),
                 capacity_reservation=True
                 if isinstance(plan, str) and plan
-                else (plan if isinstance(plan, Unknown) else None),
+                else (plain_unknown(plan) if isinstance(plan, Unknown) else None),
             )
         )
     return out

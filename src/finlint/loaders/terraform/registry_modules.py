@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
 from finlint import ir
-from finlint.ir import Unknown
+from finlint.ir import Unknown, plain_unknown
 from finlint.loaders.terraform import mapping as m
 from finlint.loaders.terraform.eks_module import blockify, eks_module
 from finlint.loaders.terraform.eval import Evaluator
@@ -136,7 +136,7 @@ def _autoscaling(module: Module, call: Decl, ev: Evaluator, prefix: str, multipl
         asg["mixed_instances_policy"] = blockify(shaped)
         asg.key_lines["mixed_instances_policy"] = lines.get("mixed_instances_policy", loc.line)
     elif isinstance(mixed, Unknown):
-        asg["mixed_instances_policy"] = mixed
+        asg["mixed_instances_policy"] = plain_unknown(mixed)  # a block: not a flag's options
         asg.key_lines["mixed_instances_policy"] = lines.get("use_mixed_instances_policy", loc.line)
     asg.line, asg.end_line = loc.line, loc.end_line
     module.run.items.append(
