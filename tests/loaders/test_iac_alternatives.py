@@ -317,7 +317,7 @@ def test_fin102_fires_on_both_branches_at_the_runtime_line(tmp_path: Path) -> No
     (finding,) = result.findings
     assert finding.rule_id == "FIN102" and finding.line == 18
     assert "1,209,600 or 864,000 s" in finding.message
-    assert f"[on every branch: max_runtime_s is 1,209,600 or 864,000 ({REASON})" in finding.message
+    assert f"[for each possible value: max_runtime_s is 1,209,600 or 864,000 ({REASON})" in finding.message
     assert finding.cost is not None and finding.cost.basis.startswith("Lower bound")
     assert result.undetermined == []
 
