@@ -5,9 +5,12 @@ gives its ``Default`` (a list for ``CommaDelimitedList``/``List<...>``), ``!Sub`
 literal ``!FindInMap`` are evaluated when every part is known, ``AWS::NoValue`` is
 :data:`NO_VALUE` ("absent"), and everything decided at deploy time (pseudo parameters,
 ``!GetAtt``, ``!If``, ``!Select``, ``!ImportValue``, SSM parameters...) is an
-:class:`~finlint.ir.Unknown` naming why. :class:`Obj` reads a mapping of a resource body with the
-file line of every key and typed conversions; the resource handlers and the Step Functions reader
-build on it. Function names CloudFormation does not know become notices (:func:`unknown_functions`).
+:class:`~finlint.ir.Unknown` naming why; what is
+computed from alternatives (``!Sub``, ``!Join``, a ``!FindInMap`` key) is a plain Unknown.
+:class:`Obj` reads a mapping of a resource body with the file line of every key and typed
+conversions (alternatives option by option; a list or a mapping that is alternatives is a plain
+Unknown); the resource handlers and the Step Functions reader build on it. Function names
+CloudFormation does not know become notices (:func:`unknown_functions`).
 """
 
 from __future__ import annotations
@@ -298,8 +301,8 @@ class Obj:
         return self._child(value, line, f"{self.path}.{key}")
 
     def _child(self, value: Any, line: int, path: str) -> Obj:
-        if isinstance(value, ir.Unknown):
-            return Obj(self.tpl, value, line, path)
+        if isinstance(value, ir.Unknown):  # a mapping: never one option's scalar
+            return Obj(self.tpl, ir.plain_unknown(value), line, path)
         if isinstance(value, dict):
             start = self.tpl.line(value.line) if isinstance(value, LineDict) and value.line else line
             return Obj(self.tpl, value, start, path)
@@ -311,7 +314,7 @@ class Obj:
         if line is None:
             return None, None
         if isinstance(value, ir.Unknown):
-            return value, line
+            return ir.plain_unknown(value), line  # a list field: never one option's scalar
         if not isinstance(value, list):
             return ir.Unknown(f"{self.path}.{key} is not a list"), line
         out: list[tuple[Any, int]] = []
@@ -336,14 +339,15 @@ class Obj:
         ], line
 
     def str_list(self, key: str) -> tuple[Any, int | None]:
-        """A list of strings as a tuple (an item may be Unknown), or an Unknown."""
+        """A list of strings as a tuple (an item may be Unknown), or an Unknown. An item that is
+        alternatives is a plain Unknown (a tuple field never holds one option's string)."""
         items, line = self.items(key)
         if not isinstance(items, list):
             return items, line
         values: list[Any] = []
         for index, (item, _item_line) in enumerate(items):
             values.append(
-                _as_str(item, f"{self.path}.{key}[{index}]")
+                ir.plain_unknown(_as_str(item, f"{self.path}.{key}[{index}]"))
                 if not isinstance(item, (dict, list))
                 else (ir.Unknown(f"{self.path}.{key}[{index}] is not a string"))
             )
