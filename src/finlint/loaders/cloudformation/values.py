@@ -3,9 +3,10 @@
 Every read of a template value goes through :meth:`Template.resolve`: ``!Ref`` to a Parameter
 gives its ``Default`` (a list for ``CommaDelimitedList``/``List<...>``), ``!Sub`` / ``!Join`` /
 literal ``!FindInMap`` are evaluated when every part is known, ``AWS::NoValue`` is
-:data:`NO_VALUE` ("absent"), and everything decided at deploy time (pseudo parameters,
-``!GetAtt``, ``!If``, ``!Select``, ``!ImportValue``, SSM parameters...) is an
-:class:`~finlint.ir.Unknown` naming why; what is
+:data:`NO_VALUE` ("absent"), an ``!If`` whose branches are literals is an
+:class:`~finlint.ir.Alternatives` (one of them; NoValue is None, unset on that branch), and
+everything decided at deploy time (pseudo parameters, ``!GetAtt``, ``!Select``,
+``!ImportValue``, SSM parameters...) is an :class:`~finlint.ir.Unknown` naming why; what is
 computed from alternatives (``!Sub``, ``!Join``, a ``!FindInMap`` key) is a plain Unknown.
 :class:`Obj` reads a mapping of a resource body with the file line of every key and typed
 conversions (alternatives option by option; a list or a mapping that is alternatives is a plain
@@ -141,7 +142,11 @@ class Template:
             return yes
         if known_scalar(yes) and known_scalar(no) and yes == no and type(yes) is type(no):
             return yes
-        return ir.Unknown(f"Fn::If on condition {cond} is decided at deploy time")
+        reason = f"Fn::If on condition {cond} is decided at deploy time"
+        if _is_option(yes) and _is_option(no):
+            # one of the branches: a literal, alternatives (a nested !If), or unset (NoValue)
+            return ir.alternatives([None if v is NO_VALUE else v for v in (yes, no)], reason)
+        return ir.Unknown(reason)
 
     def _find_in_map(self, arg: Any) -> Any:
         if not isinstance(arg, list) or len(arg) < 3:
@@ -227,6 +232,12 @@ def sub_args(arg: Any) -> tuple[str | None, Mapping[str, Any]]:
     if isinstance(arg, list) and len(arg) == 2 and isinstance(arg[0], str) and isinstance(arg[1], dict):
         return arg[0], arg[1]
     return None, {}
+
+
+def _is_option(value: Any) -> bool:
+    """A value an ``!If`` branch can contribute as an alternative: a literal scalar, NoValue, or
+    alternatives (never a list, a mapping or a plain Unknown)."""
+    return value is NO_VALUE or known_scalar(value) or isinstance(value, ir.Alternatives)
 
 
 def known_scalar(value: Any) -> bool:
