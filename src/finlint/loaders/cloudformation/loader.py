@@ -150,6 +150,7 @@ def _make_resource(tpl: Template, logical_id: str, body: Mapping[str, Any], reso
         props_value = {}
     if not isinstance(props_value, (dict, ir.Unknown)):
         props_value = ir.Unknown("Properties is not a mapping")
+    props_value = ir.plain_unknown(props_value)  # a mapping: never one option's scalar
     props = Obj(tpl, props_value, props_line, "Properties")
     extra: dict[str, Any] = {"resource_type": body["Type"]}
     condition = body.get("Condition")

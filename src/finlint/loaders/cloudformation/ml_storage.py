@@ -127,7 +127,7 @@ def studio_domain(res: Resource) -> list[ir.Record]:
     elif isinstance(state, str):
         fields.put("idle_shutdown", state.upper() == "ENABLED", state_line)
     else:
-        fields.put("idle_shutdown", state, state_line)
+        fields.put("idle_shutdown", ir.plain_unknown(state), state_line)  # a state is not a bool
     return [res.record(ir.Notebook, fields, notebook_kind="studio-domain")]
 
 
@@ -146,7 +146,7 @@ def fsx_file_system(res: Resource) -> list[ir.Record]:
             continue
         if key == "AutoImportPolicy" and value == "NONE":
             continue
-        linked, line = (True if isinstance(value, str) else value), key_line
+        linked, line = (True if isinstance(value, str) else ir.plain_unknown(value)), key_line  # not a bool
         break
     if linked is False:
         for logical_id, body in res.tpl.resources.items():

@@ -98,21 +98,22 @@ def _capacity_reservation(spec: Obj | None) -> tuple[Any, int | None]:
     if spec is None:
         return None, None
     if isinstance(spec.node, ir.Unknown):
-        return spec.node, spec.line
+        return ir.plain_unknown(spec.node), spec.line
     target, target_line = spec.raw("CapacityReservationTarget")
     if target_line is not None:
-        return (target if isinstance(target, ir.Unknown) else True), target_line
+        # a boolean field: never a target's (or a preference's) options
+        return (ir.plain_unknown(target) if isinstance(target, ir.Unknown) else True), target_line
     preference, pref_line = spec.get("CapacityReservationPreference")
     if isinstance(preference, str):
         return preference == "capacity-reservations-only", pref_line
     if isinstance(preference, ir.Unknown):
-        return preference, pref_line
+        return ir.plain_unknown(preference), pref_line
     return False, spec.line
 
 
 def _market_type(value: Any) -> Any:
     if isinstance(value, ir.Unknown) or value is None:
-        return value
+        return ir.plain_unknown(value)  # a tuple field: never one option's string
     if value == "spot":
         return ("spot",)
     if value == "capacity-block":
@@ -131,7 +132,7 @@ def _launch_template_info(tpl: Template, logical_id: str) -> _LaunchInfo:
         return info
     itype, itype_line = data.get("InstanceType")
     if itype_line is not None:
-        info.instance_type = (itype, itype_line)
+        info.instance_type = (ir.plain_unknown(itype), itype_line)  # goes into tuple fields
     else:
         _req, req_line = data.raw("InstanceRequirements")
         if req_line is not None:
@@ -157,7 +158,7 @@ def _launch_template_ref(tpl: Template, spec: Obj | None) -> tuple[str | None, A
     if spec is None:
         return None, None, None
     if isinstance(spec.node, ir.Unknown):
-        return None, spec.node, spec.line
+        return None, ir.plain_unknown(spec.node), spec.line
     node = spec.node if isinstance(spec.node, dict) else {}
     # EC2, Auto Scaling and Batch say LaunchTemplateId/LaunchTemplateName; EKS says Id/Name.
     for key in ("LaunchTemplateId", "Id", "LaunchTemplateName", "Name"):
@@ -231,13 +232,16 @@ def hyperpod(res: Resource) -> list[ir.Record]:
         gname, gname_line = group.get("InstanceGroupName")
         fields.put("name", gname, gname_line)
         itype, itype_line = group.get("InstanceType")
-        fields.put("instance_types", (itype,) if itype_line is not None else None, itype_line)
+        types = (ir.plain_unknown(itype),) if itype_line is not None else None  # a tuple field
+        fields.put("instance_types", types, itype_line)
         count, count_line = group.get("InstanceCount", int)
         for name in ("min_size", "desired_size", "max_size"):
             fields.put(name, count, count_line)
         plan, plan_line = group.raw("TrainingPlanArn")
         if plan_line is not None:
-            fields.put("capacity_reservation", plan if isinstance(plan, ir.Unknown) else True, plan_line)
+            # a boolean field: never a plan's options
+            reserved = ir.plain_unknown(plan) if isinstance(plan, ir.Unknown) else True
+            fields.put("capacity_reservation", reserved, plan_line)
             extra_group = {**extra, "training_plan": plan if isinstance(plan, str) else None}
         else:
             extra_group = dict(extra)
@@ -342,7 +346,7 @@ def ec2_instance(res: Resource) -> list[ir.Record]:
     fields = FieldCollector()
     itype, itype_line = res.props.get("InstanceType")
     if itype_line is not None:
-        fields.put("instance_types", (itype,), itype_line)
+        fields.put("instance_types", (ir.plain_unknown(itype),), itype_line)
     fields.put(
         "capacity_reservation", *_capacity_reservation(res.props.obj("CapacityReservationSpecification"))
     )
@@ -421,7 +425,7 @@ def autoscaling_group(res: Resource) -> list[ir.Record]:
 def _override_type(res: Resource, override: Obj) -> Any:
     itype, itype_line = override.get("InstanceType")
     if itype_line is not None:
-        return itype
+        return ir.plain_unknown(itype)  # an element of a tuple field
     if override.raw("InstanceRequirements")[1] is not None:
         return ir.Unknown("attribute-based instance selection (InstanceRequirements)")
     lid, unknown, _ = _launch_template_ref(res.tpl, override.obj("LaunchTemplateSpecification"))
@@ -445,7 +449,7 @@ def _launch_configuration_type(res: Resource, raw: Any) -> tuple[Any, int | None
     itype, itype_line = obj.get("InstanceType")
     if itype_line is None:
         return None, None
-    return (itype if isinstance(itype, ir.Unknown) else (itype,)), itype_line
+    return (ir.plain_unknown(itype) if isinstance(itype, ir.Unknown) else (itype,)), itype_line
 
 
 _EKS_CAPACITY = {"ON_DEMAND": "on-demand", "SPOT": "spot", "CAPACITY_BLOCK": "capacity-block"}
@@ -470,7 +474,7 @@ def eks_nodegroup(res: Resource) -> list[ir.Record]:
             if mapped == "capacity-block":
                 fields.put("capacity_reservation", True, ctype_line)
         else:
-            fields.put("capacity_types", ctype, ctype_line)
+            fields.put("capacity_types", ir.plain_unknown(ctype), ctype_line)  # a tuple field
     extra = _apply_launch_template(res, fields, res.props.obj("LaunchTemplate"), types_from_lt=True)
     labels, labels_line = res.props.raw("Labels")
     labels_map = dict(labels) if isinstance(labels, dict) else {}
@@ -504,7 +508,7 @@ _BATCH_CAPACITY = {"EC2": "on-demand", "SPOT": "spot"}
 
 def _vcpus_to_instances(vcpus: Any, types: Any, key: str) -> Any:
     if vcpus is None or isinstance(vcpus, ir.Unknown):
-        return vcpus
+        return ir.plain_unknown(vcpus)  # vCPUs are not instances: never the vCPU options
     if vcpus == 0:
         return 0
     if isinstance(types, ir.Unknown):

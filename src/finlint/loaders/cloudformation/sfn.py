@@ -224,6 +224,8 @@ class _StateMachine:
                     text = self.sub_text(value["Fn::Sub"])
                     return self.placeholders.restore(text) if text is not None else value
                 value = self.tpl.resolve(value)
+                # a scalar !If stays alternatives: the SageMaker API reader coerces them option by
+                # option and demotes them where it reads an object or a list
                 if value is NO_VALUE or isinstance(value, ir.Unknown):
                     return value
             if isinstance(value, str):

@@ -3,11 +3,15 @@
 Every read of a template value goes through :meth:`Template.resolve`: ``!Ref`` to a Parameter
 gives its ``Default`` (a list for ``CommaDelimitedList``/``List<...>``), ``!Sub`` / ``!Join`` /
 literal ``!FindInMap`` are evaluated when every part is known, ``AWS::NoValue`` is
-:data:`NO_VALUE` ("absent"), and everything decided at deploy time (pseudo parameters,
-``!GetAtt``, ``!If``, ``!Select``, ``!ImportValue``, SSM parameters...) is an
-:class:`~finlint.ir.Unknown` naming why. :class:`Obj` reads a mapping of a resource body with the
-file line of every key and typed conversions; the resource handlers and the Step Functions reader
-build on it. Function names CloudFormation does not know become notices (:func:`unknown_functions`).
+:data:`NO_VALUE` ("absent"), an ``!If`` whose branches are literals is an
+:class:`~finlint.ir.Alternatives` (one of them; NoValue is None, unset on that branch), and
+everything decided at deploy time (pseudo parameters, ``!GetAtt``, ``!Select``,
+``!ImportValue``, SSM parameters...) is an :class:`~finlint.ir.Unknown` naming why; what is
+computed from alternatives (``!Sub``, ``!Join``, a ``!FindInMap`` key) is a plain Unknown.
+:class:`Obj` reads a mapping of a resource body with the file line of every key and typed
+conversions (alternatives option by option; a list or a mapping that is alternatives is a plain
+Unknown); the resource handlers and the Step Functions reader build on it. Function names
+CloudFormation does not know become notices (:func:`unknown_functions`).
 """
 
 from __future__ import annotations
@@ -138,7 +142,11 @@ class Template:
             return yes
         if known_scalar(yes) and known_scalar(no) and yes == no and type(yes) is type(no):
             return yes
-        return ir.Unknown(f"Fn::If on condition {cond} is decided at deploy time")
+        reason = f"Fn::If on condition {cond} is decided at deploy time"
+        if _is_option(yes) and _is_option(no):
+            # one of the branches: a literal, alternatives (a nested !If), or unset (NoValue)
+            return ir.alternatives([None if v is NO_VALUE else v for v in (yes, no)], reason)
+        return ir.Unknown(reason)
 
     def _find_in_map(self, arg: Any) -> Any:
         if not isinstance(arg, list) or len(arg) < 3:
@@ -226,6 +234,12 @@ def sub_args(arg: Any) -> tuple[str | None, Mapping[str, Any]]:
     return None, {}
 
 
+def _is_option(value: Any) -> bool:
+    """A value an ``!If`` branch can contribute as an alternative: a literal scalar, NoValue, or
+    alternatives (never a list, a mapping or a plain Unknown)."""
+    return value is NO_VALUE or known_scalar(value) or isinstance(value, ir.Alternatives)
+
+
 def known_scalar(value: Any) -> bool:
     return isinstance(value, (str, int, float, bool)) and not isinstance(value, ir.Unknown)
 
@@ -298,8 +312,8 @@ class Obj:
         return self._child(value, line, f"{self.path}.{key}")
 
     def _child(self, value: Any, line: int, path: str) -> Obj:
-        if isinstance(value, ir.Unknown):
-            return Obj(self.tpl, value, line, path)
+        if isinstance(value, ir.Unknown):  # a mapping: never one option's scalar
+            return Obj(self.tpl, ir.plain_unknown(value), line, path)
         if isinstance(value, dict):
             start = self.tpl.line(value.line) if isinstance(value, LineDict) and value.line else line
             return Obj(self.tpl, value, start, path)
@@ -311,7 +325,7 @@ class Obj:
         if line is None:
             return None, None
         if isinstance(value, ir.Unknown):
-            return value, line
+            return ir.plain_unknown(value), line  # a list field: never one option's scalar
         if not isinstance(value, list):
             return ir.Unknown(f"{self.path}.{key} is not a list"), line
         out: list[tuple[Any, int]] = []
@@ -336,14 +350,15 @@ class Obj:
         ], line
 
     def str_list(self, key: str) -> tuple[Any, int | None]:
-        """A list of strings as a tuple (an item may be Unknown), or an Unknown."""
+        """A list of strings as a tuple (an item may be Unknown), or an Unknown. An item that is
+        alternatives is a plain Unknown (a tuple field never holds one option's string)."""
         items, line = self.items(key)
         if not isinstance(items, list):
             return items, line
         values: list[Any] = []
         for index, (item, _item_line) in enumerate(items):
             values.append(
-                _as_str(item, f"{self.path}.{key}[{index}]")
+                ir.plain_unknown(_as_str(item, f"{self.path}.{key}[{index}]"))
                 if not isinstance(item, (dict, list))
                 else (ir.Unknown(f"{self.path}.{key}[{index}] is not a string"))
             )

@@ -59,7 +59,7 @@ def _task_request(reader: Reader, state: Mapping[str, Any], line: int) -> tuple[
     key = "Arguments" if reader.dialect == "jsonata" else "Parameters"
     value = state.get(key)
     if value is None or isinstance(value, ir.Unknown):
-        return value, key
+        return ir.plain_unknown(value), key
     if isinstance(value, Mapping):
         if is_intrinsic(value):
             return ir.Unknown(f"{key} is an expression ({next(iter(value))})"), key

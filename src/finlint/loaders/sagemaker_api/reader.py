@@ -89,7 +89,7 @@ class Reader:
         if value is None or line is None:
             return None, parent_line
         if isinstance(value, ir.Unknown):
-            return value, line
+            return ir.plain_unknown(value), line  # an object: never one option's scalar
         if isinstance(value, Mapping) and not self._is_function(value):
             if is_intrinsic(value):
                 return ir.Unknown(f"{key} is an expression ({next(iter(value))})"), line
@@ -113,7 +113,7 @@ class Reader:
         if isinstance(value, list):
             return value, line
         if isinstance(value, ir.Unknown):
-            return value, line
+            return ir.plain_unknown(value), line  # a list: never one option's scalar
         return ir.Unknown(f"{key} is not a list"), line
 
     # -- typed scalars -------------------------------------------------------------------------
@@ -126,6 +126,8 @@ class Reader:
         return self.convert(value, kind, key, target), line
 
     def convert(self, value: Any, kind: type, key: str, target: str | None = None) -> Any:
+        if isinstance(value, ir.Alternatives):  # one of a few literals (a CloudFormation !If)
+            return ir.map_options(value, lambda option: self.convert(option, kind, key))
         if value is None or isinstance(value, ir.Unknown):
             return value
         if isinstance(value, Mapping):

@@ -98,7 +98,9 @@ def _read_mounts(reader: Reader, request: Any, line: int, out: FieldCollector) -
             if isinstance(channel_name, str)
             else ir.Unknown("channel name is not known")
         )
-        is_efs: ir.Maybe[bool] = fs_type.upper() == "EFS" if isinstance(fs_type, str) else fs_type
+        is_efs: ir.Maybe[bool] = (
+            fs_type.upper() == "EFS" if isinstance(fs_type, str) else ir.plain_unknown(fs_type)
+        )
         mounts.append(
             ir.Mount(
                 volume=fs_type if isinstance(fs_type, str) else "unknown",
