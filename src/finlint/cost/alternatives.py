@@ -27,7 +27,8 @@ def price_alternatives(finding: Finding, price: Pricer) -> Cost | None:
     record = finding.record
     if record is None:
         return None
-    fields = {k: v for k, v in record.attributes().items() if isinstance(v, Alternatives)}
+    # the record's fields (``vars``: a fifth of ``attributes()``'s cost, paid for every finding)
+    fields = {k: v for k, v in vars(record).items() if isinstance(v, Alternatives)}
     if not fields:
         return None
     shown = "; ".join(f"{name} {value.shown()}" for name, value in fields.items())
