@@ -56,6 +56,7 @@ _IMPORT = re.compile(
     r"""(?<![^\s"';])(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+\(?([\w \t,]*)"""
     r"""|import[ \t]+([\w.][\w. \t,]*))"""
 )
+_IMPORT_WORD = re.compile(r"import[ \t(]")
 _DOTTED = re.compile(r"\.*(?:[^\W\d]\w*(?:\.[^\W\d]\w*)*)?")
 
 
@@ -136,8 +137,15 @@ def sniff_imports(text: str) -> tuple[str, ...]:
     the loader's parse decides. A parenthesised name list is read up to its first line end."""
     if "import" not in text:
         return ()
+    lines: dict[int, int] = {}  # the lines holding the word (a literal search is fast; a notebook
+    for word in _IMPORT_WORD.finditer(text):  # is mostly outputs), then the statement's regex there
+        start = text.rfind("\n", 0, word.start()) + 1
+        if start not in lines:
+            end = text.find("\n", word.end())
+            lines[start] = len(text) if end < 0 else end
     names: dict[str, None] = {}
-    for match in _IMPORT.finditer(text):
+    matches = (match for start, end in lines.items() for match in _IMPORT.finditer(text, start, end))
+    for match in matches:
         source, listed, plain = match.groups()
         if plain is not None:
             found = [item.split()[0] for item in plain.split(",") if item.strip()]
