@@ -20,8 +20,9 @@ findings the given files are part of.
   directories loaded whole). Built in: Kubernetes storage links (both directions), Terraform
   configurations that call a changed local module, the Helm chart a file belongs to (any
   directory with a ``Chart.yaml``), the launchers that read a changed config file or import
-  a changed module (from anywhere in the repository: :meth:`RepoIndex.importers`), and the launchers that run a changed training script (its
-  ``entry_point``/``source_dir``: FIN601 needs the job's instance type).
+  a changed module (from anywhere in the repository: :meth:`RepoIndex.importers`), and the
+  launchers that run a changed training script (its ``entry_point``/``source_dir``: FIN601
+  needs the job's instance type).
 * **What is reported**: a finding whose location is in a given file, or whose chain includes a
   given file: its ``evidence["chain_files"]`` (from the linking pass), ``record.extra["inputs"]``
   (files a loader read the record's values from: config files, SDK defaults), or the
