@@ -1,5 +1,7 @@
 """Changed-file scan cost of the repository context (issue 17): a one-file run in a generated
 2,000-file git repository, with context (cold and warm sniff cache) against ``--no-context``.
+Three changed files: a StorageClass, a job (both YAML), and a Python module (its importers are
+looked up in the import index, which sniffs every Python file of the repository once).
 
 Prints figures; it is not a test (timed tests are flaky on shared CI machines).
 
@@ -85,8 +87,8 @@ PY = "import os\n\n\ndef handler(event):\n    return {'ok': os.getpid(), 'n': %d
 README = "# service {i}\n"
 
 
-def generate(root: Path, total: int) -> tuple[Path, Path]:
-    """``total`` files in 8 kinds across nested folders; returns (a StorageClass, a job)."""
+def generate(root: Path, total: int) -> tuple[Path, Path, Path]:
+    """``total`` files in 8 kinds across nested folders; returns (a StorageClass, a job, a module)."""
     kinds = 8
     per = total // kinds
     for i in range(per):
@@ -105,6 +107,7 @@ def generate(root: Path, total: int) -> tuple[Path, Path]:
     return (
         root / "team-0" / "svc-0" / "k8s" / "class-0.yaml",
         root / "team-0" / "svc-0" / "k8s" / "job-0.yaml",
+        root / "team-0" / "svc-0" / "app_0.py",
     )
 
 
@@ -156,7 +159,7 @@ def main() -> None:
     repo = work / "repo"
     repo.mkdir()
     try:
-        storage_class, job = generate(repo, args.files)
+        storage_class, job, module = generate(repo, args.files)
         subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
         count = sum(1 for p in repo.rglob("*") if p.is_file() and ".git" not in p.parts)
         env = {**os.environ, "FINLINT_CACHE_DIR": str(cache)}
@@ -165,7 +168,8 @@ def main() -> None:
         def cold() -> None:
             shutil.rmtree(cache, ignore_errors=True)
 
-        for label, target in (("storage_class_changed", storage_class), ("job_changed", job)):
+        changed = (("storage_class_changed", storage_class), ("job_changed", job), ("module_changed", module))
+        for label, target in changed:
             rel = str(target.relative_to(repo))
             base = timed([*finlint, "scan", rel, "--no-context", "--exit-zero"], repo, env, args.repeat)
             cold_runs = timed([*finlint, "scan", rel, "--exit-zero"], repo, env, args.repeat, cold)

@@ -15,6 +15,9 @@ from typing import Any
 import pytest
 from tests.test_context import needs_git, repo, scan
 
+from finlint.context import index as index_module
+from finlint.context.index import RepoIndex, Sniff, sniff_imports, sniff_text
+
 _LINKED = re.compile(r" \(linked through changed file [^()]*\)$")
 
 
@@ -221,3 +224,97 @@ def test_script_beside_a_launcher_shipping_its_folder_is_context(
     )
     want = check_same(root, monkeypatch, "nas/datasets.py", "nas/datasets.py")
     assert any("source_dir" in k[4] for k in want)
+
+
+# --- left, now fixed: a module imported from a sibling subtree (the import index) -------------
+
+
+@needs_git
+def test_launcher_in_a_sibling_subtree_importing_a_changed_module_is_context(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # rl_gamerserver_ray: launch/run.py resolves ``orchestrator.clients.db`` from the folder above
+    # its own, so it sits in neither the module's folder nor any folder above it
+    root = repo(
+        tmp_path,
+        {
+            "rl/launch/run.py": LAUNCH_CELL.format(imports="from orchestrator.clients.db import INSTANCE"),
+            "rl/orchestrator/__init__.py": "",
+            "rl/orchestrator/clients/__init__.py": "",
+            "rl/orchestrator/clients/db.py": 'INSTANCE = "ml.p5.48xlarge"\n',
+        },
+    )
+    check_same(root, monkeypatch, "rl/orchestrator/clients/db.py", "rl/launch/run.py")
+
+
+@needs_git
+def test_sibling_subtree_module_importing_the_changed_module_reaches_the_launcher(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = repo(
+        tmp_path,
+        {
+            "rl/launch/run.py": LAUNCH_CELL.format(imports="from orchestrator.manager import INSTANCE"),
+            "rl/orchestrator/manager.py": "from orchestrator.clients.db import INSTANCE\n",
+            "rl/orchestrator/clients/db.py": 'INSTANCE = "ml.p5.48xlarge"\n',
+        },
+    )
+    check_same(root, monkeypatch, "rl/orchestrator/clients/db.py", "rl/launch/run.py")
+
+
+def test_import_sniff_names_modules_as_the_loader_resolves_them(tmp_path: Path) -> None:
+    text = (
+        "import os, a.b as c\nfrom .x import y\nfrom . import s, t as u\nfrom ..p.q import (r,\n"
+        "    z)\nx = 1; import k\n# import the data\n"
+    )
+    assert sniff_imports(text) == ("os", "a.b", ".x", ".s", ".t", "..p.q", "k", "the")
+    cell = notebook("from helpers import INSTANCE\nimport numpy as np\n")
+    assert sniff_text(tmp_path / "n.ipynb", cell, tmp_path).imports == ("helpers", "numpy")
+    root = tmp_path / "r"
+    for name, body in {
+        "a/b/c.py": "",
+        "a/b/near.py": "import c\nfrom .c import x\n",  # its own folder: both
+        "a/x/y/z/deep.py": "from b.c import x\n",  # base a/ is 3 above a/x/y/z: the loader finds it
+        "a/x/y/z/w/deeper.py": "from b.c import x\n",  # 4 above: it does not
+        "a/x/rel.py": "from ..b.c import x\n",  # ..b from a/x is a/b
+        "a/x/wrong.py": "from .b.c import x\n",  # .b from a/x is a/x/b
+        "top.py": "import a.b.c\n",
+        "other.py": "import c\n",  # c from the root is c.py, not a/b/c.py
+    }.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(body, encoding="utf-8")
+    found = RepoIndex(root).importers(root / "a/b/c.py")
+    assert sorted(Path(p).relative_to(root).as_posix() for p in found) == [
+        "a/b/near.py",
+        "a/x/rel.py",
+        "a/x/y/z/deep.py",
+        "top.py",
+    ]
+
+
+def test_import_index_cache_follows_import_changes_and_the_version(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "r"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "db.py").write_text("X = 1\n", encoding="utf-8")
+    launcher = root / "run.py"
+    launcher.write_text("import os\n", encoding="utf-8")
+    first = RepoIndex(root)
+    assert first.importers(root / "pkg" / "db.py") == []
+    first.save()
+    cached = RepoIndex(root)
+    cached._read_sniff = None  # type: ignore[assignment,method-assign]  # must come from the cache
+    assert cached.importers(root / "pkg" / "db.py") == []
+    launcher.write_text("import os\nfrom pkg.db import X  # now it does\n", encoding="utf-8")
+    assert RepoIndex(root).importers(root / "pkg" / "db.py") == [str(launcher)]
+    # a cache written by another version is not read: its sniffs would lack imports
+    target = first._cache_file()
+    assert target is not None
+    data = json.loads(target.read_text("utf-8"))
+    assert data["version"] == index_module.CACHE_VERSION
+    monkeypatch.setattr(index_module, "CACHE_VERSION", index_module.CACHE_VERSION + 1)
+    stale = RepoIndex(root)
+    assert stale._cached() == {}
+    # an entry in the old three-part form is re-read, never taken for a sniff without imports
+    assert Sniff.from_json([[], [], []]) is None

@@ -11,7 +11,8 @@ findings the given files are part of.
   the common parent of the given files. Context never comes from outside it.
 * **Sniffing, not parsing** (:mod:`.index`): every candidate file is read once with a few
   regular expressions (Kubernetes ``kind``/``name``/``claimName``/``storageClassName``/
-  ``volumeName`` values, Terraform local ``module`` sources); only the files a link needs are
+  ``volumeName`` values, Terraform local ``module`` sources, the modules a Python file or
+  notebook imports); only the files a link needs are
   parsed. Sniffs are cached per repository in the user's cache directory (the policy cache's;
   never in the repository; ``FINLINT_CACHE_DIR=off`` disables both), keyed by mtime and size.
 * **Hooks** (:mod:`.hooks`): :data:`HOOKS` is the one list of context providers; each takes
@@ -19,8 +20,9 @@ findings the given files are part of.
   directories loaded whole). Built in: Kubernetes storage links (both directions), Terraform
   configurations that call a changed local module, the Helm chart a file belongs to (any
   directory with a ``Chart.yaml``), the launchers that read a changed config file or import
-  a changed sibling module, and the launchers that run a changed training script (its
-  ``entry_point``/``source_dir``: FIN601 needs the job's instance type).
+  a changed module (from anywhere in the repository: :meth:`RepoIndex.importers`), and the
+  launchers that run a changed training script (its ``entry_point``/``source_dir``: FIN601
+  needs the job's instance type).
 * **What is reported**: a finding whose location is in a given file, or whose chain includes a
   given file: its ``evidence["chain_files"]`` (from the linking pass), ``record.extra["inputs"]``
   (files a loader read the record's values from: config files, SDK defaults), or the

@@ -141,8 +141,10 @@ def _import_pattern(module: Path, folder: Path) -> re.Pattern[str] | None:
 def python_launchers(given: Sequence[Path], index: RepoIndex) -> Iterator[Path]:
     """Launchers that read a changed file: a config file named in their text (its folder or up
     to :data:`MAX_LAUNCHER_LEVELS` above), a module they import (``utils``, ``src.utils``,
-    from the same folders; through the modules that import it in turn), or every launcher beside
-    a SageMaker SDK defaults file (``SchemaVersion:``), which the SDK applies by location."""
+    from the same folders, or from anywhere in the repository through the cached import index,
+    :meth:`RepoIndex.importers`: a sibling subtree importing ``orchestrator.clients.db``; through
+    the modules that import it in turn), or every launcher beside a SageMaker SDK defaults file
+    (``SchemaVersion:``), which the SDK applies by location."""
     seen: set[Path] = set()
     todo = [p for p in given if p.suffix != ".ipynb"]
     done: set[Path] = set()
@@ -177,6 +179,14 @@ def python_launchers(given: Sequence[Path], index: RepoIndex) -> Iterator[Path]:
             if folder == index.root:
                 break
             folder = folder.parent
+        if path.suffix == ".py":  # importers anywhere in the repository, from the import index
+            for found in index.importers(path):
+                candidate = Path(found)
+                if candidate not in seen and candidate != path:
+                    seen.add(candidate)
+                    yield candidate
+                    if candidate.suffix == ".py":
+                        todo.append(candidate)
 
 
 def _python_files(folder: Path, index: RepoIndex, skip: set[Path]) -> Iterator[tuple[Path, str]]:

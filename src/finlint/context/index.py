@@ -26,7 +26,13 @@ MAX_SNIFF_BYTES = 2 * 1024 * 1024
 MAX_SNIFF_TOTAL_BYTES = 64 * 1024 * 1024
 MAX_SNIFF_SECONDS = 3.0
 MAX_CLOSURE_ROUNDS = 16
-CACHE_VERSION = 2
+#: 3: a Sniff records a Python file's imports
+CACHE_VERSION = 3
+#: the SDK loader resolves an import from the importer's folder or a base up to this many folders
+#: above it (``sagemaker_sdk.sources.MAX_PARENT_LEVELS``)
+MAX_IMPORT_LEVELS = 3
+#: import names kept per file (a generated module must not bloat the cache)
+MAX_IMPORTS = 256
 #: a repository with more candidate files than this is only partly searched for context (a
 #: file outside any repository whose folder is a home directory must not walk all of it)
 MAX_CANDIDATES = 50_000
@@ -44,6 +50,14 @@ _TF_STORAGE = re.compile(r'resource\s+"kubernetes_(?:storage_class|persistent_vo
 _TF_NAME = re.compile(r'\bname\s*=\s*"([\w.\-/]+)"')
 _TF_REF = re.compile(r'\b(?:claim_name|storage_class_name|volume_name)\s*=\s*"([\w.\-/]+)"')
 MODULE_SOURCE = re.compile(r"""^\s*source\s*=\s*"(\.{1,2}/[^"]*)\"""", re.MULTILINE)
+# Python imports: after a line start, blank, ``;`` or the quote opening a notebook's JSON source
+# line (``"from helpers import X\n"``); names stop at a line end or the ``\n`` escape
+_IMPORT = re.compile(
+    r"""(?<![^\s"';])(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+\(?([\w \t,]*)"""
+    r"""|import[ \t]+([\w.][\w. \t,]*))"""
+)
+_IMPORT_WORD = re.compile(r"import[ \t(]")
+_DOTTED = re.compile(r"\.*(?:[^\W\d]\w*(?:\.[^\W\d]\w*)*)?")
 
 
 def norm(path: Path) -> Path:
@@ -77,22 +91,26 @@ class Sniff:
     defines: tuple[str, ...] = ()  # names of StorageClass / PV / PVC objects (over-approximated)
     refs: tuple[str, ...] = ()  # claimName / storageClassName / volumeName values
     module_dirs: tuple[str, ...] = ()  # local module directories a .tf file calls (root-relative)
+    imports: tuple[str, ...] = ()  # modules a .py/.ipynb imports: ``a.b``, ``.c``, ``..d.e``
 
     def to_json(self) -> list[list[str]]:
-        return [list(self.defines), list(self.refs), list(self.module_dirs)]
+        return [list(self.defines), list(self.refs), list(self.module_dirs), list(self.imports)]
 
     @classmethod
     def from_json(cls, data: Any) -> Sniff | None:
-        if not isinstance(data, list) or len(data) != 3:
+        if not isinstance(data, list) or len(data) != 4:
             return None
         if not all(isinstance(part, list) and all(isinstance(x, str) for x in part) for part in data):
             return None
-        return cls(tuple(data[0]), tuple(data[1]), tuple(data[2]))
+        return cls(tuple(data[0]), tuple(data[1]), tuple(data[2]), tuple(data[3]))
 
 
 def sniff_text(path: Path, text: str, root: Path) -> Sniff:
     """What ``text`` defines and refers to: Kubernetes storage names (in YAML/JSON manifests, in
-    ``kubernetes_*`` Terraform resources and manifests embedded in .tf files) and local modules."""
+    ``kubernetes_*`` Terraform resources and manifests embedded in .tf files), local modules, and
+    the modules a Python file or notebook imports."""
+    if path.suffix in PYTHON:
+        return Sniff(imports=sniff_imports(text))
     if path.suffix != ".tf":
         return _manifest_sniff(text, path.suffix == ".json")
     dirs = []
@@ -110,6 +128,37 @@ def sniff_text(path: Path, text: str, root: Path) -> Sniff:
     defines.update(dict.fromkeys(embedded.defines))
     refs.update(dict.fromkeys(embedded.refs))
     return Sniff(tuple(defines), tuple(refs), tuple(dict.fromkeys(dirs)))
+
+
+def sniff_imports(text: str) -> tuple[str, ...]:
+    """The module names in ``text``'s import statements, by a regular expression (no parse, so
+    also in notebooks): ``import a.b, c as d`` -> ``a.b``, ``c``; ``from .x import y`` -> ``.x``;
+    ``from . import y, z`` -> ``.y``, ``.z``. A superset (words after "import" in a comment count);
+    the loader's parse decides. A parenthesised name list is read up to its first line end."""
+    if "import" not in text:
+        return ()
+    lines: dict[int, int] = {}  # the lines holding the word (a literal search is fast; a notebook
+    for word in _IMPORT_WORD.finditer(text):  # is mostly outputs), then the statement's regex there
+        start = text.rfind("\n", 0, word.start()) + 1
+        if start not in lines:
+            end = text.find("\n", word.end())
+            lines[start] = len(text) if end < 0 else end
+    names: dict[str, None] = {}
+    matches = (match for start, end in lines.items() for match in _IMPORT.finditer(text, start, end))
+    for match in matches:
+        source, listed, plain = match.groups()
+        if plain is not None:
+            found = [item.split()[0] for item in plain.split(",") if item.strip()]
+        elif source.strip("."):
+            found = [source]
+        elif source:  # from . import a, b: modules of the package
+            found = [source + item.split()[0] for item in listed.split(",") if item.strip()]
+        else:
+            continue
+        names.update(dict.fromkeys(n for n in found if _DOTTED.fullmatch(n) and n.strip(".")))
+        if len(names) >= MAX_IMPORTS:
+            break
+    return tuple(names)[:MAX_IMPORTS]
 
 
 def _manifest_sniff(text: str, is_json: bool) -> Sniff:
@@ -142,6 +191,7 @@ class RepoIndex:
         self._root = str(root)
         self._files: dict[str, list[str]] | None = None
         self._sniffs: dict[str, Sniff] = {}
+        self._imports: dict[str, list[tuple[str, tuple[str, ...]]]] | None = None
         self._cache: dict[str, Any] = {}
         self._cache_dirty = False
         self._cache_loaded = False
@@ -224,6 +274,49 @@ class RepoIndex:
                 self._cache_dirty = True
         self._sniffs[path] = sniff
         return sniff
+
+    # -- imports --------------------------------------------------------------------------------
+
+    def importers(self, module: Path | str) -> list[str]:
+        """The repository's Python files and notebooks (absolute) whose sniffed imports name
+        ``module`` (a ``.py``, or a package's ``__init__.py``) as the SDK loader resolves them: a
+        dotted name from a base that is the importer's folder or one up to
+        :data:`MAX_IMPORT_LEVELS` above it (``c``, ``b.c``, ``a.b.c`` for ``a/b/c.py``), or a
+        relative import from the package it is in (``.c``, ``..b.c``). From the sniff cache."""
+        key = self._key(str(norm(Path(module))))
+        if os.path.isabs(key) or not key.endswith(".py"):
+            return []
+        parts = key[: -len(".py")].split("/")
+        if parts[-1] == "__init__":
+            parts.pop()
+        by_name = self._import_map()
+        out: dict[str, None] = {}
+        for k in range(len(parts)):
+            tail = parts[k:]
+            if not all(p.isidentifier() for p in tail):
+                continue
+            base, dotted = tuple(parts[:k]), ".".join(tail)
+            for importer, folder in by_name.get(dotted, ()):
+                if 0 <= len(folder) - k <= MAX_IMPORT_LEVELS and folder[:k] == base:
+                    out[importer] = None
+            for level in range(1, MAX_IMPORT_LEVELS + 2):  # from .c / from ..b.c import
+                for importer, folder in by_name.get("." * level + dotted, ()):
+                    if len(folder) - (level - 1) == k and folder[:k] == base:
+                        out[importer] = None
+        out.pop(str(module), None)
+        return list(out)
+
+    def _import_map(self) -> dict[str, list[tuple[str, tuple[str, ...]]]]:
+        """Import name -> the files importing it, with their folder (root-relative parts)."""
+        if self._imports is None:
+            self._imports = {}
+            for path in self.entries(PYTHON):
+                names = self.sniff(path).imports
+                if names:
+                    folder = tuple(self._key(path).split("/")[:-1])
+                    for name in names:
+                        self._imports.setdefault(name, []).append((path, folder))
+        return self._imports
 
     def _read_sniff(self, path: Path, size: int) -> Sniff:
         if size > MAX_SNIFF_BYTES:
