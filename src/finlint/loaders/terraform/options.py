@@ -17,15 +17,20 @@ class EvalError(Exception):
     """An expression that Terraform itself would reject (missing key, wrong type)."""
 
 
-def contains_unknown(value: Any, depth: int = 0) -> bool:
-    if isinstance(value, Unknown):
+def contains_unknown(value: Any) -> bool:
+    """Whether ``value`` holds an Unknown at any depth (too deep to tell counts as one)."""
+    return _contains(value, Unknown, too_deep=True)
+
+
+def _contains(value: Any, kind: type, too_deep: bool, depth: int = 0) -> bool:
+    if isinstance(value, kind):
         return True
     if depth > MAX_DEPTH:
-        return True
+        return too_deep
     if isinstance(value, dict):
-        return any(contains_unknown(v, depth + 1) for v in value.values())
+        return any(_contains(v, kind, too_deep, depth + 1) for v in value.values())
     if isinstance(value, list):
-        return any(contains_unknown(v, depth + 1) for v in value)
+        return any(_contains(v, kind, too_deep, depth + 1) for v in value)
     return False
 
 
@@ -69,16 +74,9 @@ def demote(value: Any, depth: int = 0) -> Any:
     return out
 
 
-def contains_alternatives(value: Any, depth: int = 0) -> bool:
-    if isinstance(value, Alternatives):
-        return True
-    if depth > MAX_DEPTH:
-        return False
-    if isinstance(value, dict):
-        return any(contains_alternatives(v, depth + 1) for v in value.values())
-    if isinstance(value, list):
-        return any(contains_alternatives(v, depth + 1) for v in value)
-    return False
+def contains_alternatives(value: Any) -> bool:
+    """Whether ``value`` holds alternatives at any depth (too deep to tell: no)."""
+    return _contains(value, Alternatives, too_deep=False)
 
 
 def is_option(value: Any) -> bool:
