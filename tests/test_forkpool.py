@@ -11,7 +11,12 @@ import pytest
 from finlint import forkpool
 from finlint.forkpool import FAILED, BoardFull, ForkPool
 
-pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+pytestmark = [
+    pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork"),
+    # the pool itself, in this process: it may carry the Go runtime's threads from a Helm test
+    # (finlint.parallel.can_fork keeps a real scan from forking then; see test_parallel.py)
+    pytest.mark.filterwarnings(r"ignore:This process \(pid=\d+\) is multi-threaded:DeprecationWarning"),
+]
 
 
 def _drain(pool: ForkPool, work: object) -> dict[int, object]:

@@ -20,6 +20,19 @@ from finlint.reporters.json_report import render
 from finlint.scan import ScanOptions, lint
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+REAL_CAN_FORK = parallel.can_fork
+# These tests exercise the fork mechanics in this (pytest) process, which may carry the Go
+# runtime's threads once a Helm test has rendered a chart: the fork is allowed here on purpose
+# (the children only run finlint's Python code), and the warning Python 3.12+ gives for it is
+# expected. What a real multi-threaded scan does is tested below with REAL_CAN_FORK.
+pytestmark = pytest.mark.filterwarnings(
+    r"ignore:This process \(pid=\d+\) is multi-threaded:DeprecationWarning"
+)
+
+
+@pytest.fixture(autouse=True)
+def fork_allowed(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(parallel, "can_fork", lambda: hasattr(os, "fork"))
 
 
 @pytest.fixture
@@ -198,3 +211,49 @@ def test_rule_shares_are_dealt_kind_by_kind() -> None:
     for share in shares:
         kinds = [records[i].KIND for i in share]
         assert kinds.count("notebook") == kinds.count("file_system") == 3
+
+
+def test_can_fork_only_while_no_other_thread_runs() -> None:
+    """A fresh finlint process may fork; one with another thread (here a Python one; the Go
+    runtime's threads count too, being OS threads) may not."""
+    import subprocess
+    import sys
+    import threading
+
+    code = "from finlint.parallel import can_fork; print(can_fork())"
+    fresh = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert fresh.stdout.strip() == str(hasattr(os, "fork"))
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        assert REAL_CAN_FORK() is False
+    finally:
+        stop.set()
+        other.join()
+
+
+def test_a_multi_threaded_process_scans_without_forking(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A library user's threaded server (or a scan that rendered a chart with the Go-based Helm
+    SDK) never forks: loading goes to spawned workers, the rules to one pass; same output."""
+    import threading
+
+    from finlint import forkpool
+
+    monkeypatch.setattr(parallel, "MIN_FILES", 0)
+    monkeypatch.setattr(parallel, "MIN_RECORDS", 0)
+    serial = report(tree, 1, monkeypatch)
+    monkeypatch.setattr(parallel, "can_fork", REAL_CAN_FORK)
+
+    def no_fork(*_: object, **__: object) -> None:
+        raise AssertionError("forked from a multi-threaded process")
+
+    monkeypatch.setattr(forkpool.ForkPool, "__init__", no_fork)
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        assert report(tree, 2, monkeypatch) == serial
+    finally:
+        stop.set()
+        other.join()

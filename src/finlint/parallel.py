@@ -11,13 +11,14 @@ and notices are in exactly the order a serial run produces and everything after 
 process.
 
 Rules run after linking, over every record at once. With many records (:data:`MIN_RECORDS`)
-and ``fork`` available, the record indices are dealt into 4N shares kind by kind (each share
-gets every 4N-th record of each kind, so every share has its part of the expensive kinds);
-this process and N-1 forked ones, which inherit the linked records (nothing is sent to them),
-each start with a share of their own and then take the next one no process has taken (a
-forked process is slower: it copies each page it writes to). Results come back tagged with their place in
-the serial order and are merged into exactly that order, their findings re-attached to this
-process's records. The heap is frozen (``gc.freeze``) before forking, so the children's
+and a process that can fork (:func:`can_fork`: no other thread runs in it), the record
+indices are dealt into 4N shares kind by kind (each share gets every 4N-th record of each
+kind, so every share has its part of the expensive kinds); this process and N-1 forked ones,
+which inherit the linked records (nothing is sent to them), each start with a share of their
+own and then take the next one no process has taken (a forked process is slower: it copies
+each page it writes to). Results come back tagged with their place in the serial order and are
+merged into exactly that order, their findings re-attached to this process's records. The heap
+is frozen (``gc.freeze``) before forking, so the children's
 collections neither walk nor copy the inherited objects.
 
 Small scans stay serial: a worker costs a process and its imports, which only pays off from a
@@ -126,10 +127,26 @@ def load_files(paths: Iterable[Path], options: ScanOptions) -> Iterator[Loaded]:
     yield from _load_in_pool(head, stream, jobs, options)
 
 
+def can_fork() -> bool:
+    """Whether this process may fork workers: the OS forks, and no other thread runs here. A
+    forked child has only the thread that forked, so a lock another thread held at that moment
+    (Python's, malloc's, or one of the Go runtime that helm-python-sdk starts when it renders a
+    chart) stays held in the child forever. A multi-threaded caller (a library user's server, a
+    scan that rendered a chart) gets spawned workers for loading and one pass for the rules."""
+    if not hasattr(os, "fork"):
+        return False
+    try:
+        return len(os.listdir("/proc/self/task")) == 1  # every OS thread, native ones included
+    except OSError:  # no /proc (macOS, BSD): the threads Python knows of
+        import threading
+
+        return threading.active_count() == 1
+
+
 def _load_in_pool(
     head: list[Path], rest: Iterator[Path], jobs: int, options: ScanOptions
 ) -> Iterator[Loaded]:
-    if hasattr(os, "fork"):
+    if can_fork():
         yield from _load_in_forks(head, rest, jobs, options)
     else:
         yield from _load_in_spawned(head, rest, jobs, options)
@@ -228,7 +245,8 @@ def _work_chunk(payload: bytes) -> tuple[list[Loaded], list[str]]:
 def _load_in_spawned(
     head: list[Path], rest: Iterator[Path], jobs: int, options: ScanOptions
 ) -> Iterator[Loaded]:
-    """Where processes cannot be forked (Windows): a process pool whose workers import
+    """Where processes cannot be forked (Windows, or another thread runs here): a process pool
+    whose workers import
     finlint and are sent their chunks."""
     from finlint.scan import load_file
 
@@ -302,7 +320,7 @@ def run_policies(
     jobs = min(jobs, default_jobs() * 4)
     if jobs <= 1 or len(records) < MIN_RECORDS:
         return engine.run_policies(policies, records, config, undetermined)
-    if not hasattr(os, "fork"):  # Windows: no inherited records
+    if not can_fork():  # Windows (no inherited records), or another thread runs here
         return engine.run_policies(policies, records, config, undetermined)
     global _engine_input
     _engine_input = (policies, records, config, undetermined is not None)
