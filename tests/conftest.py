@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from finlint.engine import EngineConfig, load_policies
+from finlint.ir import LoadResult
 from finlint.scan import ScanOptions, ScanResult, lint
 
 REPO = Path(__file__).resolve().parents[1]
@@ -37,3 +39,15 @@ def scan_files(tmp_path: Path, files: dict[str, str], select: tuple[str, ...] = 
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text, encoding="utf-8")
     return scan_paths([tmp_path], select)
+
+
+def tf_load(tmp_path: Path, files: dict[str, str]) -> LoadResult:
+    """Write ``files`` (dedented) under ``tmp_path`` and load its top-level .tf files as one
+    Terraform configuration, paths shown relative to ``tmp_path``."""
+    from finlint.loaders.terraform import loader as tf  # only the tests that load Terraform
+    for name, text in files.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip("\n"))
+    tf_files = sorted(tmp_path.glob("*.tf"))
+    return tf.load_directory(tmp_path, tf_files, lambda p: p.relative_to(tmp_path).as_posix(), {})

@@ -6,22 +6,13 @@ docs/field-test-infra-2026-12.md); none is copied from a public repository.
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
+
+from tests.conftest import tf_load
 
 from finlint.engine import EngineConfig
 from finlint.ir import ComputePool, LoadResult, Unknown
-from finlint.loaders.terraform import loader as tf
 from finlint.scan import ScanOptions, lint
-
-
-def tf_load(tmp_path: Path, files: dict[str, str]) -> LoadResult:
-    for name, text in files.items():
-        path = tmp_path / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text).lstrip("\n"))
-    tf_files = sorted(tmp_path.glob("*.tf"))
-    return tf.load_directory(tmp_path, tf_files, lambda p: p.relative_to(tmp_path).as_posix(), {})
 
 
 def pools(result: LoadResult) -> list[ComputePool]:

@@ -9,13 +9,13 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+from tests.conftest import tf_load
 from tests.samples import P5_NODEPOOL_YAML
 
 from finlint.engine import EngineConfig
 from finlint.ir import ComputePool, LoadResult, Requirement, Volume
 from finlint.loaders import DocContext
 from finlint.loaders import kubernetes as k8s
-from finlint.loaders.terraform import loader as tf
 from finlint.scan import ScanOptions, lint
 from finlint.yamlload import load_all
 
@@ -23,15 +23,6 @@ from finlint.yamlload import load_all
 def k8s_load(text: str) -> LoadResult:
     text = textwrap.dedent(text)
     return k8s.load_documents(load_all(text), DocContext(file="t.yaml", lines=text.splitlines()))
-
-
-def tf_load(tmp_path: Path, files: dict[str, str]) -> LoadResult:
-    for name, text in files.items():
-        path = tmp_path / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text).lstrip("\n"))
-    tf_files = sorted(tmp_path.glob("*.tf"))
-    return tf.load_directory(tmp_path, tf_files, lambda p: p.relative_to(tmp_path).as_posix(), {})
 
 
 def fin301(path: Path) -> list[int]:
