@@ -45,6 +45,7 @@ def tf_load(tmp_path: Path, files: dict[str, str]) -> LoadResult:
     """Write ``files`` (dedented) under ``tmp_path`` and load its top-level .tf files as one
     Terraform configuration, paths shown relative to ``tmp_path``."""
     from finlint.loaders.terraform import loader as tf  # only the tests that load Terraform
+
     for name, text in files.items():
         path = tmp_path / name
         path.parent.mkdir(parents=True, exist_ok=True)
