@@ -67,7 +67,9 @@ def main() -> None:
         renderers.insert(0, "binary")
     baseline = run("fixtures/templated", "tolerant", args.repeat)
     print(f"{'scan of':36} {'renderer':9} {'median s':>9} {'min s':>7}")
-    print(f"{'fixtures/templated (no chart)':36} {'-':9} {statistics.median(baseline):9.3f} {min(baseline):7.3f}")
+    print(
+        f"{'fixtures/templated (no chart)':36} {'-':9} {statistics.median(baseline):9.3f} {min(baseline):7.3f}"
+    )
     for chart in CHARTS:
         for renderer in renderers:
             times = run(chart, renderer, args.repeat)

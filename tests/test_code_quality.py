@@ -1,4 +1,4 @@
-"""The house rules CI enforces: ruff and mypy (settings in pyproject.toml) stay clean."""
+"""The house rules CI enforces: ruff (lint and format) and mypy (settings in pyproject.toml) stay clean."""
 
 from __future__ import annotations
 
@@ -13,9 +13,10 @@ from tests.conftest import REPO
     "cmd",
     [
         [sys.executable, "-m", "ruff", "check", "src", "tests"],
+        [sys.executable, "-m", "ruff", "format", "--check", "src", "tests", "bench", "scripts"],
         [sys.executable, "-m", "mypy"],
     ],
-    ids=["ruff", "mypy"],
+    ids=["ruff", "ruff-format", "mypy"],
 )
 def test_linters_are_clean(cmd: list[str]) -> None:
     proc = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=300)
