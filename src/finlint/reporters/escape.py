@@ -50,7 +50,7 @@ def markdown(value: Any) -> str:
     space so GitHub links none of them."""
     text = clean(value)
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    text = re.sub(r"([\\`*_{}\[\]()#+!~|])", r"\\\1", text)
+    text = re.sub(r"([\\`*_\[\]~|])", r"\\\1", text)
     text = text.replace("@", "@\u200b")
     text = re.sub(r"(?i)(://|www\.)", lambda m: m.group()[0] + "\u200b" + m.group()[1:], text)
     return text
