@@ -9,6 +9,7 @@ Formats left without a file go to stdout; at most one may.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import tempfile
@@ -130,20 +131,16 @@ def write_file(path: Path, text: str) -> None:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
-        try:
-            os.chmod(tmp, 0o644 & ~_umask())
-        except OSError:
-            pass
+        with contextlib.suppress(OSError):
+            os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, path)
         tmp = None
     except OSError as exc:
         raise ReportWriteError(str(path), exc.strerror or str(exc)) from exc
     finally:
         if tmp is not None:
-            try:
+            with contextlib.suppress(OSError):
                 os.unlink(tmp)
-            except OSError:
-                pass
 
 
 def _umask() -> int:
@@ -165,9 +162,9 @@ def is_input(path: Path, roots: tuple[Path, ...]) -> bool:
             real_root = os.path.realpath(root)
             if target == real_root:
                 return True
-            if path.name.lower().endswith(_INPUT_SUFFIXES) and os.path.isfile(target):
-                if os.path.isdir(real_root) and target.startswith(real_root.rstrip(os.sep) + os.sep):
-                    return True
+            inside = target.startswith(real_root.rstrip(os.sep) + os.sep) and os.path.isdir(real_root)
+            if inside and path.name.lower().endswith(_INPUT_SUFFIXES) and os.path.isfile(target):
+                return True
     except (OSError, ValueError):
         return False
     return False

@@ -19,7 +19,10 @@ from click.testing import CliRunner
 from finlint.cli import main
 
 REPO = Path(__file__).resolve().parents[2]
-HOSTILE_NAME = "x\n::error file=a.py,line=1::forged\n::stop-commands::t\x1b]0;pwn\x07\x1b[31m\x00 @alice ![i](https://e.invalid/x.png) [l](https://e.invalid) <img src=x>"
+HOSTILE_NAME = (
+    "x\n::error file=a.py,line=1::forged\n::stop-commands::t\x1b]0;pwn\x07\x1b[31m\x00"
+    " @alice ![i](https://e.invalid/x.png) [l](https://e.invalid) <img src=x>"
+)
 
 NODEPOOL = """apiVersion: karpenter.sh/v1
 kind: NodePool
