@@ -48,9 +48,9 @@ def markdown(value: Any) -> str:
     """Inert Markdown text: :func:`clean`, then every markup character backslash-escaped, HTML
     tags and entities escaped, ``@mentions``, ``#refs`` and bare URLs broken with a zero-width
     space so GitHub links none of them."""
-    text = clean(value)
+    text = clean(str(value).replace("\r\n", " ").replace("\r", " ").replace("\n", " "))
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    text = re.sub(r"([\\`*_\[\]~|])", r"\\\1", text)
+    text = re.sub(r"([\\`*_\[\]|])", r"\\\1", text)
     text = text.replace("@", "@\u200b")
     text = re.sub(r"(?i)(://|www\.)", lambda m: m.group()[0] + "\u200b" + m.group()[1:], text)
     return text

@@ -46,9 +46,9 @@ def annotation(f: Finding) -> str:
         f"endLine={max(f.end_line, f.line, 1)}",
         f"title={escape_property(title)}",
     ]
-    message = clean(f.message)
+    message = f.message  # escape_data escapes each line
     if f.cost is not None and f.cost.monthly_usd is not None and f.cost.basis:
-        message += f"\n\n{clean(f.cost.kind)}: {usd(f.cost.monthly_usd)}/month. {clean(f.cost.basis)}"
+        message += f"\n\n{f.cost.kind}: {usd(f.cost.monthly_usd)}/month. {f.cost.basis}"
     return f"::{LEVELS.get(f.severity, 'warning')} {','.join(props)}::{escape_data(message)}"
 
 

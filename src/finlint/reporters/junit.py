@@ -93,8 +93,8 @@ def render(result: ScanResult, context: ReportContext) -> str:
         root.set(key, str(value))
     root.set("errors", "0")
     for element in root.iter():  # XML 1.0 forbids most control characters; strict UTF-8 no surrogates
-        for key, value in element.attrib.items():
-            element.set(key, clean(value))
+        for name in list(element.attrib):
+            element.set(name, clean(element.attrib[name]))
         if element.text:
             element.text = clean(element.text)
     ET.indent(root)
