@@ -163,8 +163,9 @@ def write(path: Path, findings: Iterable[Finding]) -> int:
             for e in entries
         ],
     }
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+    from finlint.outputs import write_file  # atomic, never through a symlink
+
+    write_file(path, json.dumps(doc, indent=2) + "\n")
     return len(entries)
 
 

@@ -9,8 +9,10 @@ Formats left without a file go to stdout; at most one may.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
+import tempfile
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -97,7 +99,7 @@ def write_step_summary(result: ScanResult, context: ReportContext) -> None:
     if not path:
         return
     try:
-        with open(path, "a", encoding="utf-8") as fh:
+        with open(path, "a", encoding="utf-8", errors="backslashreplace") as fh:
             fh.write(get_reporter("markdown").render(result, replace(context, color=False)) + "\n")
     except OSError:
         pass  # annotations are the report
@@ -112,11 +114,60 @@ def emit(result: ScanResult, context: ReportContext, targets: list[tuple[str, Pa
             write_stdout(get_reporter(fmt).render(result, context))
             continue
         report = get_reporter(fmt).render(result, replace(context, color=False))
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(report, encoding="utf-8")
-        except OSError as exc:
-            raise ReportWriteError(str(path), exc.strerror or str(exc)) from exc
+        write_file(path, report)
+
+
+def write_file(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` atomically: a temporary file in the same folder, renamed over
+    the path, so a failure or Ctrl-C leaves the old file whole. A symlink at the path (one the
+    scanned repository may have committed) is refused, not followed. Lone surrogates (a
+    non-UTF-8 file name) are written as ``\\udcXX``, never a crash."""
+    data = text.encode("utf-8", "backslashreplace")
+    tmp: str | None = None
+    try:
+        if path.is_symlink():
+            raise ReportWriteError(str(path), "is a symbolic link; refusing to write through it")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        with contextlib.suppress(OSError):
+            os.chmod(tmp, 0o666 & ~_umask())
+        os.replace(tmp, path)
+        tmp = None
+    except OSError as exc:
+        raise ReportWriteError(str(path), exc.strerror or str(exc)) from exc
+    finally:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+#: what a scan parses and a report or baseline never is (both are JSON or other suffixes)
+_INPUT_SUFFIXES = (".yaml", ".yml", ".tf", ".tfvars", ".py", ".ipynb", ".template", ".tpl", ".tmpl", ".j2")
+
+
+def is_input(path: Path, roots: tuple[Path, ...]) -> bool:
+    """Whether ``path`` is one of the scan's inputs: a file named on the command line, or an
+    existing file of a kind finlint parses under a scanned folder."""
+    try:
+        target = os.path.realpath(path)
+        for root in roots:
+            real_root = os.path.realpath(root)
+            if target == real_root:
+                return True
+            inside = target.startswith(real_root.rstrip(os.sep) + os.sep) and os.path.isdir(real_root)
+            if inside and path.name.lower().endswith(_INPUT_SUFFIXES) and os.path.isfile(target):
+                return True
+    except (OSError, ValueError):
+        return False
+    return False
 
 
 def write_stdout(text: str) -> None:

@@ -9,6 +9,7 @@ every other error prints ``finlint: error: ...`` and exits 2.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Any, NoReturn
@@ -62,20 +63,27 @@ def limits_for(config: Any, max_file_mb: float | None, max_yaml_nodes: int | Non
     )
 
 
-def check_writable(paths: list[Path | None]) -> None:
-    """Fail before scanning (exit 2) when a report or baseline file cannot be written."""
+def check_writable(paths: list[Path | None], inputs: tuple[Path, ...] = ()) -> None:
+    """Fail before scanning (exit 2) when a report or baseline file cannot be written: a
+    folder, a symlink (never written through), an unwritable folder, or one of the scan's
+    input files (writing it would destroy it and drop its findings)."""
+    from finlint.outputs import is_input
+
     for path in paths:
         if path is None:
             continue
+        if is_input(path, inputs):
+            fail(f"refusing to write {path}: it is one of the files being scanned")
         try:
+            if path.is_symlink():
+                fail(f"refusing to write {path}: it is a symbolic link")
             if path.is_dir():
                 raise IsADirectoryError(21, "Is a directory")
             path.parent.mkdir(parents=True, exist_ok=True)
-            existed = path.exists()
-            with path.open("a", encoding="utf-8"):
-                pass
-            if not existed:  # only a probe: the report is written after the scan
-                path.unlink()
+            if not os.access(path.parent, os.W_OK | os.X_OK):  # the report is renamed into it
+                raise PermissionError(13, "Permission denied")
+            if path.exists() and not os.access(path, os.W_OK):
+                raise PermissionError(13, "Permission denied")
         except OSError as exc:
             fail(f"cannot write {path}: {exc.strerror or exc}")
 
@@ -255,7 +263,7 @@ def scan(
     from finlint.scan import lint
 
     targets = plan(formats, outputs, raw_args)
-    check_writable([path for _, path in targets] + [write_baseline])
+    check_writable([path for _, path in targets] + [write_baseline], paths)
     run = prepare(
         paths,
         select,
@@ -278,7 +286,10 @@ def scan(
     if write_baseline is not None or known is not None:
         from finlint import baseline as baselines  # only with a baseline
     if write_baseline is not None:
-        count = baselines.write(write_baseline, result.findings)
+        try:
+            count = baselines.write(write_baseline, result.findings)
+        except ReportWriteError as exc:
+            fail(str(exc))
         print(f"finlint: wrote {count} finding(s) to baseline {write_baseline}", file=sys.stderr, flush=True)
     elif known is not None:
         try:

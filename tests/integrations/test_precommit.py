@@ -109,7 +109,7 @@ def run(root: Path, *args: str) -> tuple[int, str, float]:
 def test_hooks_file_shape() -> None:
     hooks = {h["id"]: h for h in yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text("utf-8"))}
     assert set(hooks) == {"finlint", "finlint-diff"}
-    assert hooks["finlint"]["language"] == "python" and hooks["finlint"]["entry"] == "finlint scan"
+    assert hooks["finlint"]["language"] == "python" and hooks["finlint"]["entry"] == "finlint scan --"
     assert hooks["finlint"].get("pass_filenames", True) is True
     import re
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from finlint.budget import budget_status
 from finlint.finding import Finding
+from finlint.reporters.escape import clean
 from finlint.reporters.markdown import monthly, ranked, usd
 
 if TYPE_CHECKING:
@@ -23,6 +24,10 @@ PER_LEVEL = 10  # GitHub's display limit per level per step
 
 
 def escape_data(text: str) -> str:
+    """A workflow command's message, as GitHub documents (``%``, CR, LF), with every other
+    control character and lone surrogate escaped first (:func:`finlint.reporters.escape.clean`)."""
+    lines = text.split("\n")  # finlint's own line breaks stay line breaks in the annotation
+    text = "\n".join(clean(line) for line in lines)
     return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
@@ -31,17 +36,17 @@ def escape_property(text: str) -> str:
 
 
 def annotation(f: Finding) -> str:
-    title = f"{f.rule_id} {f.rule}"
+    title = clean(f"{f.rule_id} {f.rule}")
     dollars = monthly(f)
     if dollars:
         title += f" ({usd(dollars)}/month)"
     props = [
-        f"file={escape_property(f.file)}",
+        f"file={escape_property(clean(f.file))}",
         f"line={max(f.line, 1)}",
         f"endLine={max(f.end_line, f.line, 1)}",
         f"title={escape_property(title)}",
     ]
-    message = f.message
+    message = f.message  # escape_data escapes each line
     if f.cost is not None and f.cost.monthly_usd is not None and f.cost.basis:
         message += f"\n\n{f.cost.kind}: {usd(f.cost.monthly_usd)}/month. {f.cost.basis}"
     return f"::{LEVELS.get(f.severity, 'warning')} {','.join(props)}::{escape_data(message)}"

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
 from finlint import __version__
+from finlint.reporters.escape import clean
 from finlint.reporters.markdown import usd
 
 #: name -> colour. Text colours are checked against ``bg`` for 4.5:1, marks for 3:1.
@@ -65,7 +66,7 @@ SEVERITY_ORDER = ("critical", "high", "medium", "low", "info")
 
 def esc(value: Any) -> str:
     """Text or attribute value, escaped for HTML (``& < > " '``)."""
-    return html.escape(str(value), quote=True)
+    return html.escape(clean(value), quote=True)
 
 
 def truncate(text: str, limit: int) -> str:

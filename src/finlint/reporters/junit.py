@@ -14,6 +14,7 @@ from collections import defaultdict
 from typing import TYPE_CHECKING
 
 from finlint.finding import Finding
+from finlint.reporters.escape import clean
 
 if TYPE_CHECKING:
     from finlint.reporters import ReportContext
@@ -91,5 +92,10 @@ def render(result: ScanResult, context: ReportContext) -> str:
     for key, value in totals.items():
         root.set(key, str(value))
     root.set("errors", "0")
+    for element in root.iter():  # XML 1.0 forbids most control characters; strict UTF-8 no surrogates
+        for name in list(element.attrib):
+            element.set(name, clean(element.attrib[name]))
+        if element.text:
+            element.text = clean(element.text)
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from finlint.budget import budget_status
 from finlint.finding import SEVERITIES, Finding, severity_rank
+from finlint.reporters import escape
 
 if TYPE_CHECKING:
     from finlint.baseline import Comparison, Entry
@@ -44,15 +45,14 @@ def ranked(findings: list[Finding]) -> list[Finding]:
 
 
 def cell(text: Any) -> str:
-    """Safe inside a table cell: no pipes, newlines or HTML."""
-    out = str(text).replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
-    return out.replace("\r", " ").replace("\n", " ")
+    """Safe inside a table cell: one line, no pipes, HTML, links, images or mentions
+    (:func:`finlint.reporters.escape.markdown`)."""
+    return escape.markdown(text)
 
 
 def code(text: Any) -> str:
-    """A code span inside a table cell (HTML is inert there; pipes still split cells)."""
-    out = str(text).replace("|", "\\|").replace("`", "'").replace("\r", " ").replace("\n", " ")
-    return f"`{out}`"
+    """A code span inside a table cell (HTML and mentions are inert there; pipes still split cells)."""
+    return escape.markdown_code(text)
 
 
 def _dollars(f: Finding) -> str:

@@ -68,7 +68,9 @@ def fingerprints(findings: list[Finding]) -> dict[int, str]:
     for f in sorted(findings, key=lambda f: (f.rule_id, f.file, f.resource, f.line)):
         key = (f.rule_id, f.file, f.resource) + (() if f.record is not None else (f.message,))
         seen[key] = seen.get(key, 0) + 1
-        digest = hashlib.sha256("\x00".join((*key, str(seen[key]))).encode("utf-8")).hexdigest()
+        digest = hashlib.sha256(
+            "\x00".join((*key, str(seen[key]))).encode("utf-8", "surrogateescape")
+        ).hexdigest()
         out[id(f)] = digest
     return out
 

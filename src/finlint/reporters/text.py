@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from finlint.budget import budget_status
 from finlint.finding import SEVERITIES, Finding, severity_rank
+from finlint.reporters.escape import clean
 
 if TYPE_CHECKING:
     from finlint.reporters import ReportContext
@@ -36,10 +37,10 @@ def _line(f: Finding, color: bool) -> str:
         sev = f"{_COLORS.get(f.severity, '')}{sev}{_RESET}"
     state = ""
     if f.suppressed is not None:
-        state = f" (suppressed: {f.suppressed or 'no reason given'})"
+        state = f" (suppressed: {clean(f.suppressed or 'no reason given')})"
     elif f.baseline:
         state = " (baseline)"
-    return f"{f.file}:{f.line}: {f.rule_id} {sev} {f.message}{state}"
+    return f"{clean(f.file)}:{f.line}: {clean(f.rule_id)} {sev} {clean(f.message)}{state}"
 
 
 def _signed(amount: float) -> str:
@@ -63,6 +64,7 @@ def _comparison_lines(comp: Any) -> list[str]:
 
 def render(result: ScanResult, context: ReportContext) -> str:
     out: list[str] = []
+    colored: set[int] = set()  # indices of lines already escaped
     by_file: dict[str, list[Finding]] = {}
     for f in result.findings:
         by_file.setdefault(f.file, []).append(f)
@@ -72,6 +74,7 @@ def render(result: ScanResult, context: ReportContext) -> str:
             key=lambda f: (-severity_rank(f.severity), -((f.cost.monthly_usd or 0) if f.cost else 0), f.line),
         )
         for f in items:
+            colored.add(len(out))
             out.append(_line(f, context.color))
             if f.cost is not None:
                 if f.cost.monthly_usd is not None:
@@ -117,4 +120,6 @@ def render(result: ScanResult, context: ReportContext) -> str:
     budget = budget_status(result, context)
     if budget is not None:
         out.append(budget.message())
-    return "\n".join(out) + "\n"
+    # every line but the finding lines (escaped field by field: they may carry colour) is
+    # escaped whole: each is one line, and its repository-derived parts must stay on it
+    return "\n".join(line if i in colored else clean(line) for i, line in enumerate(out)) + "\n"
