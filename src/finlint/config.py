@@ -21,6 +21,7 @@ from finlint import selector
 from finlint.engine import EngineConfig, Policy
 from finlint.errors import LocatedError
 from finlint.finding import SEVERITIES
+from finlint.untrusted import regex_problem
 
 YAML_NAMES = (".finlint.yaml", ".finlint.yml")
 PYPROJECT = "pyproject.toml"
@@ -87,6 +88,8 @@ class Config:
                         f"rules.{rule}.params: {policy.id} has no param {name!r} (params: {options})",
                     )
                 problem = _type_problem(policy.params[name], value)
+                if problem is None and name in policy.regex_params:
+                    problem = regex_problem(value)
                 if problem:
                     raise self.error(
                         ("rules", rule, "params", name), f"rules.{rule}.params.{name}: {problem}"
@@ -320,9 +323,7 @@ def _apply(config: Config, data: dict[str, Any], base: Path) -> None:
         "usage_file": lambda k, v: setattr(config, "usage_file", _path(config, k, v, base)),
         "pricing_file": lambda k, v: setattr(config, "pricing_file", _path(config, k, v, base)),
         "baseline": lambda k, v: setattr(config, "baseline", _path(config, k, v, base)),
-        "policy_dirs": lambda k, v: setattr(
-            config, "policy_dirs", tuple((base / d).resolve() for d in _strings(config, k, v))
-        ),
+        "policy_dirs": lambda k, v: setattr(config, "policy_dirs", _policy_dirs(config, k, v, base)),
         "rules": lambda k, v: _rules(config, k, v),
         "max_file_mb": lambda k, v: setattr(config, "max_file_mb", _positive(config, k, v, float)),
         "max_yaml_nodes": lambda k, v: setattr(config, "max_yaml_nodes", int(_positive(config, k, v, int))),
@@ -340,6 +341,17 @@ def _apply(config: Config, data: dict[str, Any], base: Path) -> None:
                 _show(config.path), config._lines((raw_key,)), f"unknown key {raw_key!r} (known: {known})"
             )
         handler(str(raw_key), value)  # errors name the key as written in the file
+
+
+def _policy_dirs(config: Config, key: str, value: Any, base: Path) -> tuple[Path, ...]:
+    """Existing directories; each is read flat and capped (:func:`finlint.engine.policy.policy_files`)."""
+    out: list[Path] = []
+    for index, text in enumerate(_strings(config, key, value)):
+        directory = (base / text).resolve()
+        if not directory.is_dir():
+            raise config.error((key, index), f"{key}: {text!r} is not a directory")
+        out.append(directory)
+    return tuple(out)
 
 
 def _globs(base: Path, patterns: Iterable[str]) -> tuple[str, ...]:
