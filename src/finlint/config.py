@@ -21,12 +21,13 @@ from finlint import selector
 from finlint.engine import EngineConfig, Policy
 from finlint.errors import LocatedError
 from finlint.finding import SEVERITIES
-from finlint.untrusted import regex_problem
+from finlint.untrusted import Unreadable, read_text, regex_problem
 
 YAML_NAMES = (".finlint.yaml", ".finlint.yml")
 PYPROJECT = "pyproject.toml"
 RULE_KEYS = {"severity", "enabled", "params"}
 REGION_RE = re.compile(r"^[a-z]{2}(-[a-z]+)+-\d+$")
+MAX_CONFIG_BYTES = 4 * 1024 * 1024  # a pyproject.toml or .finlint.yaml is a few KiB
 
 
 class ConfigError(LocatedError):
@@ -161,10 +162,11 @@ def find_config(start: Path) -> Path | None:
 
 def _has_finlint_table(path: Path) -> bool:
     try:
-        text = path.read_text("utf-8")
-    except (OSError, UnicodeDecodeError):
+        text = read_text(path, MAX_CONFIG_BYTES)
+    except Unreadable:
         return False
-    return re.search(r"^\s*\[\s*tool\s*\.\s*finlint\s*[\].]", text, re.M) is not None
+    # [ \t], not \s: \s crosses lines, and ^\s* was quadratic on a pyproject.toml of blank lines
+    return re.search(r"^[ \t]*\[[ \t]*tool[ \t]*\.[ \t]*finlint[ \t]*[\].]", text, re.M) is not None
 
 
 # --- reading it ------------------------------------------------------------------------------
@@ -173,9 +175,9 @@ def _has_finlint_table(path: Path) -> bool:
 def load_config(path: Path) -> Config:
     """Read and validate ``path`` (YAML, or a pyproject.toml's ``[tool.finlint]``)."""
     show = _show(path)
-    try:
-        text = path.read_text("utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+    try:  # never blocks (a FIFO), never reads without bound: docs/security.md
+        text = read_text(path, MAX_CONFIG_BYTES)
+    except Unreadable as exc:
         raise ConfigError(show, 1, f"cannot read config file: {exc}") from exc
     if path.name == PYPROJECT or path.suffix == ".toml":
         data, lines = _read_toml(text, show, table=path.name == PYPROJECT)
@@ -244,8 +246,10 @@ def _read_toml(text: str, show: str, table: bool) -> tuple[dict[str, Any], Calla
     )
 
 
-_HEADER = re.compile(r"^\[\[?\s*([^\]]+?)\s*\]\]?\s*(#.*)?$")
-_KEY = re.compile(r"""^("[^"]*"|'[^']*'|[A-Za-z0-9_.\- ]+?)\s*=""")
+# linear: no lazy group next to \s* (``[a`` or ``a`` followed by spaces was quadratic); the
+# parts are stripped by _dotted
+_HEADER = re.compile(r"^\[\[?([^\]]+)\]\]?\s*(#.*)?$")
+_KEY = re.compile(r"""^("[^"]*"\s*|'[^']*'\s*|[A-Za-z0-9_.\- \t]+)=""")
 
 
 def _dotted(key: str) -> tuple[str, ...]:
@@ -261,7 +265,7 @@ def _toml_line(lines: list[str], prefix: tuple[str, ...], path: tuple[str, ...])
         text = raw.strip()
         header = _HEADER.match(text)
         if header:
-            table = _dotted(header.group(1))
+            table = _dotted(header.group(1).strip())
             depth = _common(table, want)
             if depth == len(table) and depth > best_depth:
                 best, best_depth = number, depth
@@ -269,7 +273,7 @@ def _toml_line(lines: list[str], prefix: tuple[str, ...], path: tuple[str, ...])
         key = _KEY.match(text) if table is not None else None
         if key is None or table is None:
             continue
-        full = (*table, *_dotted(key.group(1)))
+        full = (*table, *_dotted(key.group(1).strip()))
         depth = _common(full, want)
         if depth == len(full) and depth > best_depth:
             best, best_depth = number, depth

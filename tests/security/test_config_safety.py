@@ -16,8 +16,6 @@ from typing import Any
 
 import pytest
 
-from finlint.untrusted import MATCH_TEXT_LIMIT, regex_problem
-
 pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs (POSIX)")
 
 BUCKET = 'resource "aws_s3_bucket" "ckpt" {{\n  bucket = "{name}"\n}}\n'
@@ -198,6 +196,8 @@ def test_safe_user_regex_runs_on_bounded_text(tmp_path: Path) -> None:
     ["(a+)+$", "(a*)*b", "(a|aa)+$", "(x+x+)+y", "\\s*\\s*x", "a.*b.*c", "(a*)\\1", "(", "x" * 1001],
 )
 def test_regex_problem_refuses(pattern: str) -> None:
+    from finlint.untrusted import regex_problem
+
     assert regex_problem(pattern) is not None
 
 
@@ -212,6 +212,8 @@ def test_regex_problem_refuses(pattern: str) -> None:
     ],
 )
 def test_regex_problem_accepts(pattern: str) -> None:
+    from finlint.untrusted import MATCH_TEXT_LIMIT, regex_problem
+
     assert regex_problem(pattern) is None
     assert MATCH_TEXT_LIMIT >= 1024
 
@@ -367,3 +369,35 @@ def test_suppression_reason_is_cut_as_before() -> None:
         (("FIN2",), "why"),
         (("fin3", "FIN4"), ""),
     ]
+
+
+# --- the config file itself -------------------------------------------------------------------
+
+
+def test_pyproject_of_blank_lines_is_linear(tmp_path: Path) -> None:
+    """``^\\s*\\[`` with re.M crossed lines: quadratic on a pyproject.toml of blank lines."""
+    repo = repo_with(tmp_path, "region: us-east-1\n")
+    (repo / ".finlint.yaml").unlink()
+    (repo / "pyproject.toml").write_text("\n" * 2_000_000, "utf-8")
+    started = time.monotonic()
+    result = finlint(repo, "scan", ".", timeout=20)
+    assert time.monotonic() - started < 20
+    assert result.returncode in (0, 1), result.stderr[-2000:]
+
+
+def test_toml_error_line_is_found_in_linear_time(tmp_path: Path) -> None:
+    """Finding the line of a bad value reads every line: a key-like line of spaces was quadratic."""
+    repo = repo_with(tmp_path, "region: us-east-1\n")
+    (repo / ".finlint.yaml").unlink()
+    long_line = "a" + " " * 1_000_000
+    text = f'[tool.finlint]\nregion = "nowhere"\n\n[tool.other]\nx = """\n{long_line}\n[b{long_line}\n"""\n'
+    (repo / "pyproject.toml").write_text(text, "utf-8")
+    message = usage_error(finlint(repo, "scan", ".", timeout=20), "pyproject.toml")
+    assert message.startswith("region: expected an AWS region")
+
+
+def test_config_fifo_on_the_command_line_is_a_usage_error(tmp_path: Path) -> None:
+    repo = repo_with(tmp_path, "region: us-east-1\n")
+    os.mkfifo(repo / "fifo.yaml")
+    message = usage_error(finlint(repo, "scan", ".", "--config", "fifo.yaml", timeout=20), "fifo.yaml")
+    assert "not a regular file" in message
