@@ -21,6 +21,11 @@ from finlint import __version__
 from finlint.finding import Finding
 
 FORMAT_VERSION = 1
+#: A baseline is read with :func:`finlint.untrusted.read_text` (a FIFO or /dev/zero is refused)
+#: and at most this large: ~200,000 findings.
+MAX_BASELINE_BYTES = 64 * 1024 * 1024
+#: A finding's monthly figure in a baseline is a number of dollars below this (not 1e308).
+MAX_MONTHLY_USD = 1e12
 
 Key = tuple[str, str, str]
 
@@ -169,38 +174,66 @@ def write(path: Path, findings: Iterable[Finding]) -> int:
     return len(entries)
 
 
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number a baseline holds")
+
+
 def load(path: Path) -> list[Entry]:
+    """The entries of a baseline file, each finding once (an entry repeated word for word is
+    one finding, not one more fixed finding per copy)."""
+    from finlint.untrusted import Unreadable, read_text
+
     try:
-        doc = json.loads(path.read_text("utf-8"))
-    except OSError as exc:
-        raise BaselineError(f"{path}: cannot read baseline: {exc.strerror or exc}") from exc
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise BaselineError(f"{path}: not a finlint baseline (invalid JSON: {exc})") from exc
+        text = read_text(path, MAX_BASELINE_BYTES)
+    except Unreadable as exc:
+        raise BaselineError(f"{path}:1: cannot read baseline: {exc}") from exc
+    try:
+        doc = json.loads(text, parse_constant=_no_constant)
+    except json.JSONDecodeError as exc:
+        raise BaselineError(f"{path}:{exc.lineno}: not a finlint baseline (invalid JSON: {exc.msg})") from exc
+    except RecursionError as exc:
+        raise BaselineError(f"{path}:1: not a finlint baseline (JSON nested too deeply)") from exc
+    except ValueError as exc:  # an integer of more than 4,300 digits, NaN, Infinity
+        raise BaselineError(f"{path}:1: not a finlint baseline (invalid JSON: {exc})") from exc
     if not isinstance(doc, dict) or not isinstance(doc.get("findings"), list):
-        raise BaselineError(f'{path}: not a finlint baseline (expected {{"findings": [...]}})')
+        raise BaselineError(f'{path}:1: not a finlint baseline (expected {{"findings": [...]}})')
     version = doc.get("finlint_baseline", FORMAT_VERSION)
     if version != FORMAT_VERSION:
         raise BaselineError(
-            f"{path}: baseline format {version!r} is not supported (expected {FORMAT_VERSION})"
+            f"{path}:1: baseline format {_short(version)} is not supported (expected {FORMAT_VERSION})"
         )
     base_dir = path.resolve().parent
-    out = []
+    out: dict[Entry, None] = {}  # insertion-ordered set: exact copies count once
     for i, item in enumerate(doc["findings"]):
         if not isinstance(item, dict) or not all(
             isinstance(item.get(k), str) for k in ("rule_id", "file", "resource")
         ):
-            raise BaselineError(f"{path}: findings[{i}] needs string rule_id, file and resource")
-        monthly = item.get("monthly_usd")
-        out.append(
-            Entry(
-                rule_id=item["rule_id"],
-                file=_display(item["file"], base_dir),
-                resource=item["resource"],
-                rule=str(item.get("rule") or ""),
-                severity=str(item.get("severity") or ""),
-                line=int(item.get("line") or 0),
-                message=str(item.get("message") or ""),
-                monthly_usd=float(monthly) if isinstance(monthly, (int, float)) else None,
+            raise BaselineError(f"{path}:1: findings[{i}] needs string rule_id, file and resource")
+        line, monthly = item.get("line") or 0, item.get("monthly_usd")
+        if isinstance(line, bool) or not isinstance(line, int) or not 0 <= line < 1 << 31:
+            raise BaselineError(f"{path}:1: findings[{i}].line: expected a line number, got {_short(line)}")
+        if monthly is not None and (
+            isinstance(monthly, bool)
+            or not isinstance(monthly, (int, float))
+            or not -MAX_MONTHLY_USD < monthly < MAX_MONTHLY_USD
+        ):
+            raise BaselineError(
+                f"{path}:1: findings[{i}].monthly_usd: expected dollars a month, got {_short(monthly)}"
             )
+        entry = Entry(
+            rule_id=item["rule_id"],
+            file=_display(item["file"], base_dir),
+            resource=item["resource"],
+            rule=str(item.get("rule") or ""),
+            severity=str(item.get("severity") or ""),
+            line=line,
+            message=str(item.get("message") or ""),
+            monthly_usd=None if monthly is None else float(monthly),
         )
-    return out
+        out.setdefault(entry, None)
+    return list(out)
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."

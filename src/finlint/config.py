@@ -21,11 +21,13 @@ from finlint import selector
 from finlint.engine import EngineConfig, Policy
 from finlint.errors import LocatedError
 from finlint.finding import SEVERITIES
+from finlint.untrusted import Unreadable, read_text, regex_problem
 
 YAML_NAMES = (".finlint.yaml", ".finlint.yml")
 PYPROJECT = "pyproject.toml"
 RULE_KEYS = {"severity", "enabled", "params"}
 REGION_RE = re.compile(r"^[a-z]{2}(-[a-z]+)+-\d+$")
+MAX_CONFIG_BYTES = 4 * 1024 * 1024  # a pyproject.toml or .finlint.yaml is a few KiB
 
 
 class ConfigError(LocatedError):
@@ -87,6 +89,8 @@ class Config:
                         f"rules.{rule}.params: {policy.id} has no param {name!r} (params: {options})",
                     )
                 problem = _type_problem(policy.params[name], value)
+                if problem is None and name in policy.regex_params:
+                    problem = regex_problem(value)
                 if problem:
                     raise self.error(
                         ("rules", rule, "params", name), f"rules.{rule}.params.{name}: {problem}"
@@ -158,10 +162,11 @@ def find_config(start: Path) -> Path | None:
 
 def _has_finlint_table(path: Path) -> bool:
     try:
-        text = path.read_text("utf-8")
-    except (OSError, UnicodeDecodeError):
+        text = read_text(path, MAX_CONFIG_BYTES)
+    except Unreadable:
         return False
-    return re.search(r"^\s*\[\s*tool\s*\.\s*finlint\s*[\].]", text, re.M) is not None
+    # [ \t], not \s: \s crosses lines, and ^\s* was quadratic on a pyproject.toml of blank lines
+    return re.search(r"^[ \t]*\[[ \t]*tool[ \t]*\.[ \t]*finlint[ \t]*[\].]", text, re.M) is not None
 
 
 # --- reading it ------------------------------------------------------------------------------
@@ -170,9 +175,9 @@ def _has_finlint_table(path: Path) -> bool:
 def load_config(path: Path) -> Config:
     """Read and validate ``path`` (YAML, or a pyproject.toml's ``[tool.finlint]``)."""
     show = _show(path)
-    try:
-        text = path.read_text("utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+    try:  # never blocks (a FIFO), never reads without bound: docs/security.md
+        text = read_text(path, MAX_CONFIG_BYTES)
+    except Unreadable as exc:
         raise ConfigError(show, 1, f"cannot read config file: {exc}") from exc
     if path.name == PYPROJECT or path.suffix == ".toml":
         data, lines = _read_toml(text, show, table=path.name == PYPROJECT)
@@ -241,8 +246,10 @@ def _read_toml(text: str, show: str, table: bool) -> tuple[dict[str, Any], Calla
     )
 
 
-_HEADER = re.compile(r"^\[\[?\s*([^\]]+?)\s*\]\]?\s*(#.*)?$")
-_KEY = re.compile(r"""^("[^"]*"|'[^']*'|[A-Za-z0-9_.\- ]+?)\s*=""")
+# linear: no lazy group next to \s* (``[a`` or ``a`` followed by spaces was quadratic); the
+# parts are stripped by _dotted
+_HEADER = re.compile(r"^\[\[?([^\]]+)\]\]?\s*(#.*)?$")
+_KEY = re.compile(r"""^("[^"]*"\s*|'[^']*'\s*|[A-Za-z0-9_.\- \t]+)=""")
 
 
 def _dotted(key: str) -> tuple[str, ...]:
@@ -258,7 +265,7 @@ def _toml_line(lines: list[str], prefix: tuple[str, ...], path: tuple[str, ...])
         text = raw.strip()
         header = _HEADER.match(text)
         if header:
-            table = _dotted(header.group(1))
+            table = _dotted(header.group(1).strip())
             depth = _common(table, want)
             if depth == len(table) and depth > best_depth:
                 best, best_depth = number, depth
@@ -266,7 +273,7 @@ def _toml_line(lines: list[str], prefix: tuple[str, ...], path: tuple[str, ...])
         key = _KEY.match(text) if table is not None else None
         if key is None or table is None:
             continue
-        full = (*table, *_dotted(key.group(1)))
+        full = (*table, *_dotted(key.group(1).strip()))
         depth = _common(full, want)
         if depth == len(full) and depth > best_depth:
             best, best_depth = number, depth
@@ -320,9 +327,7 @@ def _apply(config: Config, data: dict[str, Any], base: Path) -> None:
         "usage_file": lambda k, v: setattr(config, "usage_file", _path(config, k, v, base)),
         "pricing_file": lambda k, v: setattr(config, "pricing_file", _path(config, k, v, base)),
         "baseline": lambda k, v: setattr(config, "baseline", _path(config, k, v, base)),
-        "policy_dirs": lambda k, v: setattr(
-            config, "policy_dirs", tuple((base / d).resolve() for d in _strings(config, k, v))
-        ),
+        "policy_dirs": lambda k, v: setattr(config, "policy_dirs", _policy_dirs(config, k, v, base)),
         "rules": lambda k, v: _rules(config, k, v),
         "max_file_mb": lambda k, v: setattr(config, "max_file_mb", _positive(config, k, v, float)),
         "max_yaml_nodes": lambda k, v: setattr(config, "max_yaml_nodes", int(_positive(config, k, v, int))),
@@ -340,6 +345,17 @@ def _apply(config: Config, data: dict[str, Any], base: Path) -> None:
                 _show(config.path), config._lines((raw_key,)), f"unknown key {raw_key!r} (known: {known})"
             )
         handler(str(raw_key), value)  # errors name the key as written in the file
+
+
+def _policy_dirs(config: Config, key: str, value: Any, base: Path) -> tuple[Path, ...]:
+    """Existing directories; each is read flat and capped (:func:`finlint.engine.policy.policy_files`)."""
+    out: list[Path] = []
+    for index, text in enumerate(_strings(config, key, value)):
+        directory = (base / text).resolve()
+        if not directory.is_dir():
+            raise config.error((key, index), f"{key}: {text!r} is not a directory")
+        out.append(directory)
+    return tuple(out)
 
 
 def _globs(base: Path, patterns: Iterable[str]) -> tuple[str, ...]:

@@ -29,9 +29,16 @@ from finlint.ir import Record
 MARKER = loaders.SUPPRESSION_MARKER
 COMMENT_SUFFIXES = loaders.comment_suffixes()
 COMMENT_MARKERS = loaders.comment_markers()
-_DIRECTIVE = re.compile(
-    r"finlint:\s*(?P<kind>ignore-file|ignore)\s*\[(?P<rules>[^\]]*)\]\s*[:\-\u2013\u2014]*\s*(?P<reason>.*?)\s*(?:\*/)?\s*$"
-)
+#: The directive up to its opening bracket; the rules run to the first ``]`` and the reason is
+#: the rest of the comment, both cut with ``str`` methods: linear in the comment's length (a
+#: pattern that also matched the reason backtracked cubically on trailing spaces).
+_DIRECTIVE = re.compile(r"finlint:\s*(?P<kind>ignore-file|ignore)\s*\[")
+#: What a suppression that does not parse starts with: ``finlint: ignore FIN301``, ``ignore[FIN301``,
+#: ``finlint: disable[FIN301]`` (reported as FIN901 instead of silently suppressing nothing).
+_ATTEMPT = re.compile(r"finlint:\s*(?:ignore|[\w-]+\s*\[)", re.IGNORECASE)
+_REASON_PUNCTUATION = ":-\u2013\u2014"
+#: A suppression names at most this many rules; repeats count once.
+MAX_RULES = 100
 _COMMENT_START = re.compile(r"(?:^|\s)(" + "|".join(re.escape(m) for m in COMMENT_MARKERS) + ")")
 _HEADER_LINE = re.compile(r"^\s*(#|//|/\*|\*|---\s*$|%YAML|$)")
 UNUSED_ID, NO_REASON_ID = "FIN901", "FIN900"
@@ -50,6 +57,8 @@ class Entry:
     resource: str = ""
     misplaced: bool = False  # ignore-file below the file's header comments
     used: set[str] = field(default_factory=set)
+    malformed: bool = False  # mentions a suppression but does not parse: suppresses nothing
+    dropped: int = 0  # rules named beyond MAX_RULES (not read)
 
 
 @dataclass(frozen=True)
@@ -102,11 +111,15 @@ def parse_comments(file: str, lines: list[str]) -> list[Entry]:
     entries: list[Entry] = []
     header_end = _header_end(lines)
     for comment in _comments(file, lines):
-        match = _DIRECTIVE.search(comment.text)
-        if match is None:
+        text = comment.text
+        match = _DIRECTIVE.search(text)
+        close = -1 if match is None else text.find("]", match.end())
+        if match is None or close < 0:
+            if _ATTEMPT.search(text):
+                entries.append(Entry(file, comment.line, (), "", "line", resource=file, malformed=True))
             continue
-        rules = tuple(r.strip() for r in match.group("rules").split(",") if r.strip())
-        reason = match.group("reason").strip()
+        rules, dropped = _rule_list(text[match.end() : close])
+        reason = _reason(text[close + 1 :])
         if match.group("kind") == "ignore-file":
             entries.append(
                 Entry(
@@ -117,6 +130,7 @@ def parse_comments(file: str, lines: list[str]) -> list[Entry]:
                     "file",
                     misplaced=comment.line > header_end,
                     resource=file,
+                    dropped=dropped,
                 )
             )
             continue
@@ -126,8 +140,32 @@ def parse_comments(file: str, lines: list[str]) -> list[Entry]:
             while nxt <= len(lines) and _is_comment(lines[nxt - 1]):
                 nxt += 1
             targets.add(nxt)
-        entries.append(Entry(file, comment.line, rules, reason, "line", frozenset(targets), resource=file))
+        entries.append(
+            Entry(
+                file, comment.line, rules, reason, "line", frozenset(targets), resource=file, dropped=dropped
+            )
+        )
     return entries
+
+
+def _rule_list(text: str) -> tuple[tuple[str, ...], int]:
+    """The rules of ``ignore[...]``, each once (any case), at most :data:`MAX_RULES`; and how many
+    more were named."""
+    unique: dict[str, str] = {}
+    for raw in text.split(","):
+        rule = raw.strip()
+        if rule:
+            unique.setdefault(rule.lower(), rule)
+    rules = tuple(unique.values())
+    return rules[:MAX_RULES], max(0, len(rules) - MAX_RULES)
+
+
+def _reason(rest: str) -> str:
+    """The reason after ``ignore[...]``: without leading ``:``/``-``/dashes or a closing ``*/``."""
+    reason = rest.strip().lstrip(_REASON_PUNCTUATION).strip()
+    if reason.endswith("*/"):
+        reason = reason[:-2].rstrip()
+    return reason
 
 
 def record_entries(records: Iterable[Record]) -> dict[tuple[str, int, str, str], Entry]:
@@ -209,6 +247,14 @@ def apply(
 def _problems(e: Entry, rules: _Rules, config: EngineConfig, broken_files: set[str]) -> Iterator[str]:
     """Why an entry is an unused suppression (FIN901), if it is."""
     written = ", ".join(e.rules)
+    if e.malformed:
+        yield (
+            "malformed suppression, it suppresses nothing: write the rule ids in brackets, "
+            "e.g. `# finlint: ignore[FIN301] reserved for the quarterly pre-training run`"
+        )
+        return
+    if e.dropped:
+        yield f"suppression names more than {MAX_RULES} rules: the {e.dropped} after them are not read"
     if e.misplaced:
         yield f"ignore-file[{written}] has no effect here: put it in the comment block at the top of the file"
         return

@@ -190,7 +190,7 @@ def _entry(val: Any, source: str, date: str, conf: str, where: str, short: str) 
         date = str(val.get("date", date))
         conf = str(val.get("confidence", conf))
         val = val["usd"]
-    if isinstance(val, bool) or not isinstance(val, (int, float)) or val < 0:
+    if isinstance(val, bool) or not isinstance(val, (int, float)) or not 0 <= val < 1e15:  # NaN, inf
         raise PricingError(f"{where}: price must be a non-negative number, got {val!r}")
     return _Entry(float(val), source, date, conf, short)
 
@@ -217,21 +217,35 @@ def snapshot_meta() -> dict[str, Any]:
 
 def read_price_file(path: Path) -> Any:
     """JSON or YAML in the snapshot's format."""
-    try:
-        text = path.read_text("utf-8")
-    except OSError as exc:
-        raise PricingError(f"{path}: cannot read: {exc.strerror or exc}") from exc
-    if path.suffix in (".yml", ".yaml"):
-        import yaml
+    from finlint.untrusted import Unreadable, read_text
 
-        try:
-            return yaml.safe_load(text)
-        except yaml.YAMLError as exc:
-            raise PricingError(f"{path}: invalid YAML: {exc}") from exc
+    try:  # never blocks (a FIFO), never reads without bound (/dev/zero): docs/security.md
+        text = read_text(path, MAX_PRICE_FILE_BYTES)
+    except Unreadable as exc:
+        raise PricingError(f"{path}:1: cannot read: {exc}") from exc
+    if path.suffix in (".yml", ".yaml"):
+        from finlint.yamlload import YamlLoadError, load_all
+
+        try:  # bounded: node count and alias expansion are capped, unlike yaml.safe_load
+            docs = load_all(text)
+        except YamlLoadError as exc:
+            raise PricingError(f"{path}:{exc.line}: invalid YAML: {exc.message}") from exc
+        return docs[0] if docs else None
     try:
-        return json.loads(text)
+        return json.loads(text, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
         raise PricingError(f"{path}:{exc.lineno}: invalid JSON: {exc.msg}") from exc
+    except RecursionError as exc:
+        raise PricingError(f"{path}:1: invalid JSON: nested too deeply") from exc
+    except ValueError as exc:  # an integer of more than 4,300 digits, NaN or Infinity
+        raise PricingError(f"{path}:1: invalid JSON: {exc}") from exc
+
+
+MAX_PRICE_FILE_BYTES = 16 * 1024 * 1024
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a price")
 
 
 class Pricing:

@@ -16,6 +16,7 @@ from typing import Any, Callable, Mapping
 from finlint.errors import LocatedError
 
 DEFAULT_FILE = "finlint-usage.yml"
+MAX_USAGE_BYTES = 4 * 1024 * 1024  # a usage file is hand-written: a few KiB
 
 #: Spot Instance Advisor interruption bands -> share s of Spot capacity reclaimed over a month.
 #: Finite bands use the top of their range; the open band ">20%" is read as 25 % (the top of the
@@ -47,6 +48,8 @@ class Param:
 def _num(lo: float, hi: float = math.inf, lo_open: bool = False) -> Callable[[Any], bool]:
     def ok(v: Any) -> bool:
         if isinstance(v, bool) or not isinstance(v, (int, float)):
+            return False
+        if not -1e15 < v < 1e15:  # NaN, .inf and integers no float holds are not usage
             return False
         return (v > lo if lo_open else v >= lo) and v <= hi
 
@@ -230,10 +233,12 @@ def load_usage(path: Path | None, cwd: Path | None = None) -> Usage:
         if not candidate.is_file():
             return Usage()
         path = candidate
-    try:
-        text = path.read_text("utf-8")
-    except OSError as exc:
-        raise UsageFileError(str(path), 1, f"cannot read: {exc.strerror or exc}") from exc
+    from finlint.untrusted import Unreadable, read_text
+
+    try:  # never blocks (a FIFO), never reads without bound (/dev/zero): docs/security.md
+        text = read_text(path, MAX_USAGE_BYTES)
+    except Unreadable as exc:
+        raise UsageFileError(str(path), 1, f"cannot read: {exc}") from exc
     return parse_usage(text, str(path))
 
 

@@ -29,6 +29,7 @@ from typing import Any
 from finlint.engine.facts import FACTS
 from finlint.engine.policy import UNARY, Policy
 from finlint.ir import Alternatives, Record, Unknown
+from finlint.untrusted import bounded
 
 
 class Env:
@@ -192,7 +193,7 @@ def _compare(op: str, value: Any, target: Any) -> bool | None:
         hit = value in (target or [])
         return hit if op == "in" else not hit
     if op == "matches":
-        return isinstance(value, str) and re.search(str(target), value) is not None
+        return isinstance(value, str) and re.search(str(target), bounded(value)) is not None
     try:
         a, b = float(value), float(target)
     except (TypeError, ValueError):

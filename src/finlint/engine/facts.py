@@ -27,6 +27,7 @@ from finlint.ir import (
     is_unknown,
     map_options,
 )
+from finlint.untrusted import bounded
 
 
 @dataclass(frozen=True)
@@ -304,7 +305,7 @@ def pool_family_exposure(record: Record, families: list[str], max_nodes: int | N
 
 def _matches(pattern: re.Pattern[str], *values: Any) -> str | None:
     for value in values:
-        if isinstance(value, str) and pattern.search(value):
+        if isinstance(value, str) and pattern.search(bounded(value)):
             return value
     return None
 

@@ -11,11 +11,12 @@ from typing import Any
 from finlint import catalog
 from finlint.engine.facts import Evidence, fact
 from finlint.ir import Bucket, FileSystem, Notebook, Record, Unknown, Volume, is_unknown
+from finlint.untrusted import bounded
 
 
 def _first_match(rx: re.Pattern[str], candidates: list[tuple[str, Any]]) -> tuple[str, str] | None:
     for field_name, value in candidates:
-        if isinstance(value, str) and rx.search(value):
+        if isinstance(value, str) and rx.search(bounded(value)):
             return field_name, value
     return None
 

@@ -7,6 +7,8 @@ a typo never turns into a rule that silently matches nothing.
 
 from __future__ import annotations
 
+import inspect
+import os
 import re
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -16,6 +18,7 @@ from finlint.engine.facts import FACTS
 from finlint.errors import LocatedError
 from finlint.finding import SEVERITIES
 from finlint.ir import RECORD_TYPES
+from finlint.untrusted import Unreadable, read_text, regex_problem
 from finlint.yamlload import LineDict, YamlLoadError, load_all
 
 POLICY_KEYS = {
@@ -53,6 +56,13 @@ UNARY = {"exists", "missing", "is_true"}
 BINARY = {"equals", "not_equals", "in", "not_in", "matches", "lt", "lte", "gt", "gte"}
 ID_RE = re.compile(r"^[A-Z]{2,5}\d{3}$")
 NAME_RE = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
+#: A policy directory other than the shipped pack (``--policy-dir``, ``policy-dirs``: the
+#: repository's own in a scan) is read flat, ``*.yaml``/``*.yml`` directly in it, at most this
+#: many files of at most this size: ``policy-dirs: [/]`` lists one directory, never the disk.
+MAX_POLICY_FILES = 1000
+MAX_POLICY_BYTES = 1024 * 1024
+#: A fact's argument with this name is a regular expression (checked like a ``matches`` operand).
+REGEX_ARG = "pattern"
 
 
 class PolicyError(LocatedError):
@@ -109,6 +119,9 @@ class Policy:
     path: str
     builtin: bool = True
     severity_when: tuple[SeverityCase, ...] = ()
+    #: params that are regular expressions (a ``matches`` operand or a fact's ``pattern``): a
+    #: config's value for one is checked with :func:`finlint.untrusted.regex_problem`
+    regex_params: tuple[str, ...] = ()
 
     def severities(self) -> tuple[str, ...]:
         """Every severity a finding of this rule can have, the default first."""
@@ -146,9 +159,8 @@ def load_policies(extra_dirs: Iterable[Path] = ()) -> list[Policy]:
     policies: list[Policy] = []
     dirs = [(builtin_policy_dir(), True), *((Path(d), False) for d in extra_dirs)]
     for directory, builtin in dirs:
-        if not directory.is_dir():
-            raise PolicyError(str(directory), 1, "policy directory does not exist")
-        for path in sorted(directory.rglob("*.y*ml")):
+        files = sorted(directory.rglob("*.y*ml")) if builtin else policy_files(directory)
+        for path in files:
             policies.append(load_policy(path, builtin))
     seen: dict[str, str] = {}
     for p in policies:
@@ -159,11 +171,32 @@ def load_policies(extra_dirs: Iterable[Path] = ()) -> list[Policy]:
     return sorted(policies, key=lambda p: p.id)
 
 
+def policy_files(directory: Path) -> list[Path]:
+    """The ``*.yaml``/``*.yml`` files directly in ``directory`` (not its subdirectories), sorted."""
+    names: list[str] = []
+    try:
+        with os.scandir(directory) as listing:
+            for entry in listing:
+                if entry.name.endswith((".yaml", ".yml")) and not entry.name.startswith("."):
+                    names.append(entry.name)
+                    if len(names) > MAX_POLICY_FILES:
+                        raise PolicyError(
+                            str(directory), 1, f"more than {MAX_POLICY_FILES} policy files in one directory"
+                        )
+    except NotADirectoryError as exc:
+        raise PolicyError(str(directory), 1, "policy directory is not a directory") from exc
+    except FileNotFoundError as exc:
+        raise PolicyError(str(directory), 1, "policy directory does not exist") from exc
+    except OSError as exc:
+        raise PolicyError(str(directory), 1, f"cannot list policy directory: {exc.strerror or exc}") from exc
+    return [directory / name for name in sorted(names)]
+
+
 def load_policy(path: Path, builtin: bool = True) -> Policy:
     file = str(path)
     try:
-        docs = load_all(path.read_text("utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
+        docs = load_all(read_text(path, MAX_POLICY_BYTES))
+    except Unreadable as exc:
         raise PolicyError(file, 1, f"cannot read policy: {exc}") from exc
     except YamlLoadError as exc:
         raise PolicyError(file, exc.line, exc.message) from exc
@@ -217,6 +250,7 @@ def load_policy(path: Path, builtin: bool = True) -> Policy:
         message = {str(k): str(v) for k, v in message.items()}
     else:
         message = str(message)
+    regex_params = _check_regexes(doc, lets, condition, severity_when, params, fail)
     examples = tuple(_load_example(file, e, i) for i, e in enumerate(doc.get("examples") or ()))
     at_raw = doc.get("at") or []
     at: list[str] = [str(a) for a in (at_raw if isinstance(at_raw, list) else [at_raw])]
@@ -238,7 +272,65 @@ def load_policy(path: Path, builtin: bool = True) -> Policy:
         path=file,
         builtin=builtin,
         severity_when=severity_when,
+        regex_params=regex_params,
     )
+
+
+def _check_regexes(
+    doc: LineDict,
+    lets: dict[str, Any],
+    condition: Any,
+    cases: tuple[SeverityCase, ...],
+    params: dict[str, Any],
+    fail: Any,
+) -> tuple[str, ...]:
+    """The policy's regex params; every regex it writes (literal or a param's default) must be
+    safe to run on the scanned repository's text (:func:`finlint.untrusted.regex_problem`)."""
+    found: list[tuple[str, Any]] = []  # (policy key, the regex or its $param)
+    for spec in lets.values():
+        names = _fact_arg_names(str(spec.get("fact")))
+        args = spec.get("args") or []
+        for index, arg in enumerate(args if isinstance(args, list) else []):
+            if index < len(names) and names[index] == REGEX_ARG:
+                found.append(("let", arg))
+    for key, cond in [("condition", condition), *(("severity_when", c.when) for c in cases)]:
+        found += [(key, operand) for operand in _matches_operands(cond)]
+    regex_params: list[str] = []
+    for key, value in found:
+        if isinstance(value, str) and value.startswith("$") and value[1:] in params:
+            name = value[1:]
+            if name not in regex_params:
+                regex_params.append(name)
+            key, value = "params", params[name]
+        problem = regex_problem(value)
+        if problem:
+            raise fail(key, problem)
+    return tuple(regex_params)
+
+
+def _fact_arg_names(name: str) -> list[str]:
+    """The names of a fact's arguments after the record."""
+    fn = FACTS.get(name)
+    if fn is None:
+        return []
+    return list(inspect.signature(fn).parameters)[1:]
+
+
+def _matches_operands(cond: Any) -> list[Any]:
+    """The regex operands of every ``matches`` in a condition (or a per-kind mapping of them)."""
+    out: list[Any] = []
+    stack = [cond]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, list):
+            stack.extend(node)
+        elif isinstance(node, dict):
+            for op, arg in node.items():
+                if op == "matches" and isinstance(arg, list) and len(arg) == 2:
+                    out.append(arg[1])
+                else:
+                    stack.append(arg)
+    return out
 
 
 def _load_severity_cases(
