@@ -195,6 +195,8 @@ def _safe(fn: Callable[[], LoadResult], display: str) -> LoadResult:
         raise  # an installation problem, not a bad file: exit 2 with the reason
     except RecursionError:
         return LoadResult(errors=[LoadError(display, 1, "file is nested too deeply to load")])
+    except MemoryError:  # not "nested too deeply", and at this file's path
+        return LoadResult(errors=[LoadError(display, 1, "out of memory while reading")])
     except Exception as exc:  # noqa: BLE001 - reported, never swallowed silently
         return LoadResult(
             errors=[LoadError(display, 1, f"internal error while loading: {type(exc).__name__}: {exc}")]

@@ -246,6 +246,8 @@ def load_all(text: str, is_json: bool = False, max_nodes: int | None = None) -> 
         raise YamlLoadError(f"invalid {'JSON' if is_json else 'YAML'}: {problem}", _error_line(exc)) from exc
     except RecursionError as exc:
         raise YamlLoadError("document is nested too deeply to load", 1) from exc
+    except MemoryError as exc:
+        raise YamlLoadError("out of memory while reading", 1) from exc
     finally:
         loader.dispose()
     for doc in docs:

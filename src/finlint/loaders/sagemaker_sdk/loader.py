@@ -92,8 +92,10 @@ def load_file(path: Path, display: str, text: str, options: dict[str, Any]) -> L
             _analyse(tree, line_map, path, display, text, options, result)
         if torch_data and not _is_test_file(path):  # a test's DataLoader feeds no training job
             result.records.extend(load_data_loaders(tree, line_map, display, text, path.stem))
-    except (RecursionError, MemoryError):
+    except RecursionError:
         result.errors.append(LoadError(display, 1, "file is nested too deeply to analyse"))
+    except MemoryError:
+        result.errors.append(LoadError(display, 1, "out of memory while reading"))
     return result
 
 
@@ -146,6 +148,7 @@ def _parse_notebook(text: str, display: str, result: LoadResult) -> tuple[ast.Mo
     module = ast.Module(body=[], type_ignores=[])
     file_lines: list[int] = [1]  # index = module line (1-based); [0] unused
     source_lines: list[str] = []  # the module's text, for `# finlint: ignore[...]` comments
+    padded = 0  # newlines written in front of cells so far
     for index, cell in enumerate(cells):
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
             continue
@@ -163,9 +166,15 @@ def _parse_notebook(text: str, display: str, result: LoadResult) -> tuple[ast.Mo
                 # parsed below the cells before it: its line numbers are the module's without
                 # ast.increment_lineno, a walk of every node of every cell (a third of the SDK
                 # loader's time on notebook-heavy repositories)
-                tree = ast.parse("\n" * offset + source)
+                # -- until the padding written so far passes a few times the file's size:
+                # past that (thousands of cells) the padding would make the notebook quadratic
+                shift = offset if padded + offset <= _PAD_BUDGET + 4 * len(text) else 0
+                padded += shift
+                tree = ast.parse("\n" * shift + source)
+                if not shift:
+                    tree = ast.increment_lineno(tree, offset)
         except (SyntaxError, ValueError) as exc:
-            line = (getattr(exc, "lineno", None) or offset + 1) - offset
+            line = (getattr(exc, "lineno", None) or shift + 1) - shift
             at = lines_at[min(max(line, 1), len(lines_at)) - 1]
             msg = getattr(exc, "msg", str(exc))
             note = f"notebook cell {index + 1} skipped: not valid Python ({msg})"
@@ -181,6 +190,10 @@ def _parse_notebook(text: str, display: str, result: LoadResult) -> tuple[ast.Mo
 
     module.finlint_source_lines = source_lines  # type: ignore[attr-defined]
     return module, line_map
+
+
+#: newlines a notebook may put in front of its cells (then ``ast.increment_lineno``), besides 4 per byte
+_PAD_BUDGET = 1 << 20
 
 
 def _cell_lines(source: Any, cell: Any, key: str) -> tuple[list[str], list[int]]:

@@ -95,6 +95,9 @@ def parse_files(run: Run, files: list[Path]) -> list[TfFile]:
         except h.HclError as exc:
             run.result.errors.append(ir.LoadError(shown, exc.line, exc.message))
             continue
+        except MemoryError:  # this file's fault, said at its path (not the directory's `.:1`)
+            run.result.errors.append(ir.LoadError(shown, 1, "out of memory while reading"))
+            continue
         for name, line in duplicates(body):
             run.result.notices.append(
                 ir.Notice(

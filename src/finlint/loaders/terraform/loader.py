@@ -48,6 +48,8 @@ def load_directory(
         run.result.errors.append(
             ir.LoadError(display(directory), 1, "configuration is nested too deeply to load")
         )
+    except MemoryError:
+        run.result.errors.append(ir.LoadError(display(directory), 1, "out of memory while evaluating"))
     run.result.records.extend(run.embedded)
     return run.result
 
@@ -70,7 +72,7 @@ def module_directories(dirs: Iterable[Path]) -> set[Path]:
                 if text is not None and tf.name.endswith(".json"):
                     text = json_to_hcl(text)
                 body = h.parse_text(text) if text is not None else None
-            except (h.HclError, UnicodeDecodeError):
+            except (h.HclError, UnicodeDecodeError, MemoryError):  # the load reports it
                 continue
             if body is None:
                 continue
