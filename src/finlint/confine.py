@@ -30,6 +30,18 @@ def _resolve(path: Path) -> Path:
         return Path(os.path.abspath(path))
 
 
+def _work_tree(folder: Path) -> Path | None:
+    """The nearest folder at or above ``folder`` holding ``.git`` (a directory or a worktree's
+    file), or None."""
+    for directory in (folder, *folder.parents):
+        try:
+            if (directory / ".git").exists():
+                return directory
+        except OSError:
+            return None
+    return None
+
+
 @dataclass(frozen=True)
 class Roots:
     """The folders a scan may read: each scanned directory (a scanned file's folder), resolved."""
@@ -38,11 +50,14 @@ class Roots:
 
     @classmethod
     def of(cls, targets: Iterable[Path]) -> Roots:
-        """The roots of a scan of ``targets`` (files stand for their folder)."""
+        """The roots of a scan of ``targets``: the git work tree each one is in (so a module
+        in ``../modules`` of the same checkout is read), else the target's folder (a file
+        stands for its folder). Nothing above a checkout is ever a root."""
         roots: list[Path] = []
         for target in targets:
             real = _resolve(target)
-            root = real if real.is_dir() else real.parent
+            folder = real if real.is_dir() else real.parent
+            root = _work_tree(folder) or folder
             if root not in roots:
                 roots.append(root)
         return cls(tuple(roots))

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from finlint import loaders, parallel
+from finlint.confine import Roots
 from finlint.discovery import Limits, claimed_by_content, read_text
 from finlint.discovery import discover as _discover
 from finlint.discovery import display_path as display_path
@@ -55,6 +56,8 @@ class ScanOptions:
     #: given files keep their repository's context (finlint.context); the CLI turns it on
     context: bool = False
     config_file: Path | None = None  # the config in force (its folder is a fallback context root)
+    #: what a repository-named path may resolve into (finlint.confine); None: derived from paths
+    roots: Roots | None = None
 
 
 def discover(
@@ -223,8 +226,12 @@ def load_paths(
     files: list[Path] = []
     trees: dict[Path, tuple[LoaderSpec, Path] | None] = {}
     consumed = _consumed_files(options.loader_options)
-    # "run": state the loaders of this one scan share (a notice given once per run)
-    options = dataclasses.replace(options, loader_options={**options.loader_options, "run": {}})
+    # "run": state the loaders of this one scan share (a notice given once per run);
+    # "roots": where a path the repository names may lead (finlint.confine)
+    roots = options.roots or Roots.of([*options.paths, *([plan.root] if plan is not None else [])])
+    options = dataclasses.replace(
+        options, roots=roots, loader_options={**options.loader_options, "run": {}, "roots": roots}
+    )
 
     def route(paths: Iterable[Path], given: bool) -> Iterator[Path]:
         """The per-file loaders' files of ``paths``; the others go to their directory's unit."""
