@@ -3,18 +3,17 @@
     python bench/bench_cold_start.py                 # 40 rounds
     python bench/bench_cold_start.py --repeat 80 --callgrind
 
-Rows: ``python -c pass``; ``finlint scan FILE`` through the console script (the fast path:
-no click, compiled dataclass methods from the cache, ``os._exit``); the same scan straight into
-the click command (``finlint.cli``: what every run cost before); and the fast path with the
-caches off (``FINLINT_CACHE_DIR=off``: a first run on a new machine). Each round runs every
-command once, alternating, so a noisy neighbour hits them alike; the table gives the minimum
+Rows: ``python -c pass``; ``finlint scan FILE`` through the console script; and the same scan
+with the user cache off (``FINLINT_CACHE_DIR=off``; only changed-file context uses it, so the
+two should match). Each round runs every command once, alternating, so a noisy neighbour hits
+them alike; the table gives the minimum
 and median wall time and CPU time (user + system) per command and the ratio to ``python -c
 pass``. ``--callgrind`` adds instruction counts from ``valgrind --tool=callgrind`` (the same
 count on every run, whatever else the machine does), where valgrind is installed.
 
 finlint's modules are byte-compiled first, as ``pip install`` does (this machine may set
-PYTHONDONTWRITEBYTECODE, and then an edited module would be compiled on every run). The
-user-cache entries are warmed by one run before measuring. Figures, not a test.
+PYTHONDONTWRITEBYTECODE, and then an edited module would be compiled on every run). One run
+warms the page cache before measuring. Figures, not a test.
 """
 
 from __future__ import annotations
@@ -77,11 +76,7 @@ def main() -> int:
         cmds = {
             "python -c pass": ([sys.executable, "-c", "pass"], env),
             "finlint scan FILE": ([finlint_script, *scan] if finlint_script else [], env),
-            "  the click command": (
-                [sys.executable, "-c", "from finlint.cli import main; main(prog_name='finlint')", *scan],
-                env,
-            ),
-            "  caches off": ([finlint_script, *scan] if finlint_script else [], off),
+            "  cache off": ([finlint_script, *scan] if finlint_script else [], off),
         }
         cmds = {name: value for name, value in cmds.items() if value[0]}
         for cmd, cmd_env in cmds.values():

@@ -17,8 +17,8 @@ FIXTURES = REPO / "fixtures"
 
 
 @pytest.fixture(autouse=True, scope="session")
-def _private_policy_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
-    """The compiled-policy cache of CLI runs goes to a temp dir, never the user's ~/.cache."""
+def _private_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The context cache of CLI runs goes to a temp dir, never the user's ~/.cache."""
     import os
 
     os.environ["FINLINT_CACHE_DIR"] = str(tmp_path_factory.mktemp("finlint-cache"))

@@ -5,6 +5,11 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -230,3 +235,64 @@ def test_quiet_turns_progress_off(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     phases.clear()
     run("scan", str(tmp_path), "--quiet")
     assert phases == []
+
+
+# --- issue 24: a crash or an interrupt is never the findings code --------------------------------
+
+_PATCHED_SCAN = """
+import sys, time
+import finlint.scan
+def crash(*args, **kwargs):
+    raise {exc}
+finlint.scan.lint = crash
+from finlint.entry import main
+main()
+"""
+
+
+def _run_patched(tmp_path: Path, exc: str, *extra_env: tuple[str, str]) -> subprocess.CompletedProcess[str]:
+    (tmp_path / "nb.yaml").write_text(P5_NOTEBOOK)
+    return subprocess.run(
+        [sys.executable, "-c", _PATCHED_SCAN.format(exc=exc), "scan", "nb.yaml"],
+        cwd=tmp_path,
+        env={**os.environ, **dict(extra_env)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def test_an_internal_error_is_exit_2_with_one_line(tmp_path: Path) -> None:
+    proc = _run_patched(tmp_path, "RuntimeError('boom\\n::error::forged')")
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == [
+        "finlint: internal error: RuntimeError: boom\\n::error::forged "
+        "(a bug: please report it with FINLINT_DEBUG=1 output)"
+    ]
+    debug = _run_patched(tmp_path, "RuntimeError('boom')", ("FINLINT_DEBUG", "1"))
+    assert debug.returncode == 2 and "Traceback" in debug.stderr
+
+
+def test_an_interrupt_is_exit_130(tmp_path: Path) -> None:
+    proc = _run_patched(tmp_path, "KeyboardInterrupt")
+    assert proc.returncode == 130
+    assert "Aborted!" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_a_real_sigint_is_exit_130(tmp_path: Path) -> None:
+    (tmp_path / "nb.yaml").write_text(P5_NOTEBOOK)
+    code = (
+        "import time, finlint.scan\n"
+        "def slow(*a, **k):\n    open('started', 'w').close(); time.sleep(60)\n"
+        "finlint.scan.lint = slow\nfrom finlint.entry import main\nmain()\n"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code, "scan", "nb.yaml"], cwd=tmp_path, stderr=subprocess.PIPE, text=True
+    )
+    deadline = time.monotonic() + 30
+    while not (tmp_path / "started").exists() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    os.kill(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err

@@ -1,9 +1,9 @@
-"""finlint's own data files through the user cache: the same data, re-read when the file changes."""
+"""The user cache directory: never code, never inside the scanned tree, private when written."""
 
 from __future__ import annotations
 
-import json
 import os
+import stat
 from pathlib import Path
 
 import pytest
@@ -11,24 +11,32 @@ import pytest
 from finlint import usercache
 
 
-def test_a_data_file_is_the_same_data_from_the_cache_and_changes_with_the_file(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("FINLINT_CACHE_DIR", str(tmp_path / "cache"))
-    data = tmp_path / "prices.json"
-    data.write_text(json.dumps({"a": [1, 2.5, None, True, "x"], "b": {"c": "d"}}))
-    first = usercache.json_file(data)
-    (copy,) = (tmp_path / "cache").glob("data-*.marshal")
-    assert usercache.json_file(data) == first == json.loads(data.read_text())
-    data.write_text(json.dumps({"a": 2}))
-    os.utime(data, ns=(1, 1))  # a new mtime whatever the clock's resolution
-    assert usercache.json_file(data) == {"a": 2}
-    copy.write_bytes(b"broken")
-    assert usercache.json_file(data) == {"a": 2}  # a broken copy is a miss
-
-
-def test_cache_off_reads_the_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_cache_dir_follows_the_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FINLINT_CACHE_DIR", str(tmp_path / "c"))
+    assert usercache.cache_dir() == tmp_path / "c"
     monkeypatch.setenv("FINLINT_CACHE_DIR", "off")
-    data = tmp_path / "d.json"
-    data.write_text('{"k": 1}')
-    assert usercache.json_file(data) == {"k": 1}
+    assert usercache.cache_dir() is None
+    monkeypatch.delenv("FINLINT_CACHE_DIR")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert usercache.cache_dir() == tmp_path / "xdg" / "finlint"
+
+
+@pytest.mark.skipif(not hasattr(os, "getuid"), reason="POSIX ownership")
+def test_a_file_others_can_write_is_not_trusted(tmp_path: Path) -> None:
+    where = tmp_path / "cache"
+    usercache.write_private(where, where / "x.json", b"{}")
+    assert stat.S_IMODE(where.stat().st_mode) == 0o700
+    assert stat.S_IMODE((where / "x.json").stat().st_mode) == 0o600
+    assert usercache.trusted(where / "x.json")
+    os.chmod(where / "x.json", 0o666)
+    assert not usercache.trusted(where / "x.json")
+
+
+def test_no_cache_module_holds_code() -> None:
+    """The code and regex caches are gone: nothing finlint reads from a cache is executed."""
+    src = Path(usercache.__file__).parent
+    for path in src.rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        needles = ("import marshal", "import pickle", "pickle.loads", "marshal.loads", "re._cache", "_sre")
+        for needle in needles:
+            assert needle not in text, f"{path.name} uses {needle}"

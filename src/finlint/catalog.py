@@ -72,9 +72,7 @@ def _labels(spec: InstanceSpec) -> dict[str, Any]:
 def _data() -> dict[str, Any]:
     path = Path(__file__).with_name("data") / "instances.json"
     if path.is_file():  # an installed package or a checkout: no importlib.resources (~8 ms of imports)
-        from finlint.usercache import json_file
-
-        data: dict[str, Any] = json_file(path)
+        data: dict[str, Any] = json.loads(path.read_text("utf-8"))
         return data
     from importlib import resources  # pragma: no cover - a zipped install
 

@@ -1,12 +1,13 @@
 """The command line: a thin shell over :func:`finlint.scan.lint` and the reporters.
 
 Exit codes (ruff, sqlfluff): 0 no finding at or above ``--fail-on``; 1 such findings (or the
-cost budget exceeded); 2 usage, configuration or policy error.
+cost budget exceeded); 2 usage, configuration or policy error, or a crash; 130 interrupted.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -28,9 +29,11 @@ from finlint.cli_support import (
     selection_options,
 )
 from finlint.errors import UsageError
+from finlint.reporters.escape import clean as escape_line
 from finlint.ruledocs import rule_text, rules_page
 from finlint.runner import (
     EXIT_FINDINGS,
+    EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_USAGE,
     cost_guard,
@@ -46,18 +49,35 @@ __all__ = ["EXIT_FINDINGS", "EXIT_OK", "EXIT_USAGE", "main"]
 
 
 class _Main(click.Group):
-    """Turns a broken installation (a loader that cannot be imported) into exit 2, not 0 findings;
-    resumes the garbage collection the console script paused while modules loaded."""
+    """Exit codes CI can trust: findings 1, a usage or input error 2, a broken installation (a
+    loader that cannot be imported) 2, a crash 2 with one line (the traceback only with
+    ``FINLINT_DEBUG=1``), Ctrl-C 130 (128 + SIGINT, as a shell reports it)."""
 
     def invoke(self, ctx: click.Context) -> Any:
-        from finlint import startup
         from finlint.loaders import LoaderUnavailable
 
-        startup.resume_gc()  # paused by the console script while modules load
         try:
             return super().invoke(ctx)
         except LoaderUnavailable as exc:
             click.echo(f"finlint: error: {exc}", err=True)
+            sys.exit(EXIT_USAGE)
+        except KeyboardInterrupt:
+            click.echo("\nAborted!", err=True)
+            sys.exit(EXIT_INTERRUPTED)
+        except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+            raise
+        except BrokenPipeError:
+            raise  # click ends a run whose reader left (`finlint scan | head`) quietly
+        except Exception as exc:  # noqa: BLE001 - a crash is exit 2 with one line, never exit 1
+            if os.environ.get("FINLINT_DEBUG"):
+                import traceback
+
+                traceback.print_exc()
+            click.echo(
+                f"finlint: internal error: {type(exc).__name__}: {escape_line(str(exc))[:300]} "
+                "(a bug: please report it with FINLINT_DEBUG=1 output)",
+                err=True,
+            )
             sys.exit(EXIT_USAGE)
 
 

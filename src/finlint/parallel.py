@@ -1,44 +1,37 @@
-"""``--jobs N``: parse files and evaluate rules in N processes (this one and N-1 others),
-with output identical to ``--jobs 1``.
+"""``--jobs N``: parse files and evaluate rules in N worker processes, with output identical to
+``--jobs 1``.
 
 Each file is independent until linking, so the per-file loaders (YAML/JSON documents, SDK
-scripts and notebooks) run on chunks of the sorted file list. Discovery feeds the chunks to
-N-1 worker processes as it finds them (the workers start while it is still walking the
-tree); once it is done, this process loads chunks from the end of the list that no worker
-has started, until it meets the workers. Results are taken in list order, so records, errors
-and notices are in exactly the order a serial run produces and everything after loading
-(linking, rules, pricing, reports) is unchanged. Directory loaders (Terraform) stay in this
-process.
+scripts and notebooks) run on chunks of the sorted file list in a
+:class:`concurrent.futures.ProcessPoolExecutor`; discovery submits chunks as it finds them.
+Results are taken in list order, so records, errors and notices are in exactly the order a
+serial run produces and everything after loading (linking, rules, pricing, reports) is
+unchanged. Directory loaders (Terraform, Helm) stay in this process.
 
 Rules run after linking, over every record at once. With many records (:data:`MIN_RECORDS`)
-and a process that can fork (:func:`can_fork`: no other thread runs in it), the record
-indices are dealt into 4N shares kind by kind (each share gets every 4N-th record of each
-kind, so every share has its part of the expensive kinds); this process and N-1 forked ones,
-which inherit the linked records (nothing is sent to them), each start with a share of their
-own and then take the next one no process has taken (a forked process is slower: it copies
-each page it writes to). Results come back tagged with their place in the serial order and are
-merged into exactly that order, their findings re-attached to this process's records. The heap
-is frozen (``gc.freeze``) before forking, so the children's
-collections neither walk nor copy the inherited objects.
+and a process that can fork (:func:`can_fork`: no other thread runs in it), the record indices
+are dealt into shares kind by kind (each share gets every k-th record of each kind, so every
+share has its part of the expensive kinds) and evaluated by forked workers, which inherit the
+linked records (nothing is sent to them). Results come back tagged with their place in the
+serial order and are merged into exactly that order, their findings re-attached to this
+process's records.
 
 Small scans stay serial: a worker costs a process and its imports, which only pays off from a
-few hundred files (:data:`MIN_FILES`). A chunk that fails in a worker (it cannot be sent back,
-a worker died) or here is loaded again file by file in this process, so parallelism can never
-lose a file; a loader that cannot be imported still fails the run (exit 2), as in a serial scan.
+few hundred files (:data:`MIN_FILES`). A chunk or share that fails in a worker (it cannot be
+sent back, a worker died) is done again in this process, so parallelism can never lose a file;
+a loader that cannot be imported still fails the run (exit 2), as in a serial scan.
 """
 
 from __future__ import annotations
 
-import gc
 import importlib
 import itertools
 import os
 import sys
 from collections.abc import Iterable, Iterator
-from contextlib import suppress
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 from finlint.ir import LoadResult
 from finlint.loaders import LoaderUnavailable
@@ -60,7 +53,7 @@ MAX_CHUNK = 32
 CHUNKS_PER_JOB = 8
 #: Fewer records than this are evaluated in the main process (a fork costs more than they do).
 MIN_RECORDS = 2000
-#: Rule shares per process: enough that the last one taken is short, few enough to be cheap.
+#: Rule shares per worker: enough that the last one taken is short, few enough to be cheap.
 SHARES_PER_JOB = 4
 
 Loaded = tuple[str, "list[str] | None", LoadResult]
@@ -146,143 +139,42 @@ def can_fork() -> bool:
 def _load_in_pool(
     head: list[Path], rest: Iterator[Path], jobs: int, options: ScanOptions
 ) -> Iterator[Loaded]:
-    if can_fork():
-        yield from _load_in_forks(head, rest, jobs, options)
-    else:
-        yield from _load_in_spawned(head, rest, jobs, options)
+    """Chunks submitted to ``jobs`` workers while discovery goes on, results taken in order."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
 
-
-def _chunk_size(found: int, head: int, jobs: int) -> int:
-    """Chunks grow with the files found: large enough to amortise a chunk's cost, small
-    enough that the last ones balance the load."""
-    return min(MAX_CHUNK, max(head, found) // (jobs * CHUNKS_PER_JOB) or 1)
-
-
-def _load_in_forks(
-    head: list[Path], rest: Iterator[Path], jobs: int, options: ScanOptions
-) -> Iterator[Loaded]:
-    """Forked workers take chunks from the front of the list as discovery publishes them; this
-    process takes them from the back once discovery is done (:mod:`finlint.forkpool`)."""
-    from finlint.forkpool import FAILED, BoardFull, ForkPool
-    from finlint.scan import load_file
-
-    global _options
-    # Workers get what loading needs: no progress stream, no cost settings.
-    _options = replace(options, progress=None, cost_settings=None)
-    _preload(head)  # imported once here, inherited by every forked worker
-    gc.freeze()  # forked workers leave the inherited objects alone: no collections walk them
-    chunks: list[list[Path]] = []
-    loaded: dict[int, list[Loaded]] = {}
-    try:
-        with ForkPool(jobs - 1, _work_chunk) as pool:
-            chunk: list[Path] = []
-            for found, path in enumerate(itertools.chain(head, rest), 1):  # discovery goes on here
-                chunk.append(path)
-                if len(chunk) >= _chunk_size(found, len(head), jobs):
-                    chunks.append(chunk)
-                    chunk = []
-                    if len(chunks) == pool.published + 1:  # the board is not full yet
-                        with suppress(BoardFull):  # else this chunk and the rest are this process's
-                            pool.publish(b"\0".join(os.fsencode(p) for p in chunks[-1]))
-                    pool.collect()  # a worker's pipe never fills up while discovery goes on
-            if chunk:
-                chunks.append(chunk)
-            pool.finish()
-            for kept in range(pool.published, len(chunks)):  # what the board had no room for
-                loaded[kept] = _here(chunks[kept], options)
-            done = 0  # chunks yielded, in list order
-            while done < len(chunks):
-                index = pool.claim_back()
-                if index is not None:
-                    loaded[index] = _here(chunks[index], options)
-                    pool.collect()
-                elif done not in loaded and done not in pool.results:
-                    if pool.running:
-                        pool.collect(wait=True)
-                    else:  # its worker died before sending it
-                        pool.results[done] = FAILED
-                for part in _in_order(pool.results, loaded, done):
-                    if part is None:  # a worker could not load or send it: loaded again here
-                        part = [load_file(path, options) for path in chunks[done]]
-                    done += 1
-                    yield from part
-    finally:
-        _options = None
-        gc.unfreeze()
-
-
-def _in_order(
-    results: dict[int, object], loaded: dict[int, list[Loaded]], done: int
-) -> Iterator[list[Loaded] | None]:
-    """The chunks from ``done`` on that are ready, in order (None: a worker failed it); the
-    worker's loader modules are imported here (every loader that made records gets its
-    whole-scan ``finalize``)."""
-    from finlint.forkpool import FAILED
-
-    while True:
-        if done in loaded:
-            yield loaded.pop(done)
-        elif done in results:
-            result = results.pop(done)
-            if result is FAILED:
-                yield None
-            else:
-                part, modules = cast("tuple[list[Loaded], list[str]]", result)
-                for name in modules:
-                    if name not in sys.modules:
-                        importlib.import_module(name)
-                yield part
-        else:
-            return
-        done += 1
-
-
-def _work_chunk(payload: bytes) -> tuple[list[Loaded], list[str]]:
-    """A forked worker's task: a chunk's paths, NUL-separated."""
-    return _run_chunk([Path(os.fsdecode(raw)) for raw in payload.split(b"\0")])
-
-
-def _load_in_spawned(
-    head: list[Path], rest: Iterator[Path], jobs: int, options: ScanOptions
-) -> Iterator[Loaded]:
-    """Where processes cannot be forked (Windows, or another thread runs here): a process pool
-    whose workers import
-    finlint and are sent their chunks."""
     from finlint.scan import load_file
 
     # Workers get what loading needs: no progress stream, no cost settings (not picklable).
     worker_options = replace(options, progress=None, cost_settings=None)
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-    context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(
-        jobs - 1, mp_context=context, initializer=_init, initargs=(worker_options,)
-    ) as pool:
+    forked = can_fork()
+    if forked:
+        _preload(head)  # imported once here, inherited by every forked worker
+    context = multiprocessing.get_context("fork" if forked else "spawn")
+    with ProcessPoolExecutor(jobs, mp_context=context, initializer=_init, initargs=(worker_options,)) as pool:
         chunks: list[list[Path]] = []
-        futures: list[Future[tuple[list[Loaded], list[str]]]] = []
+        futures: list[Future[tuple[list[Loaded], list[str]]] | None] = []
+
+        def submit(chunk: list[Path]) -> None:
+            chunks.append(chunk)
+            try:
+                futures.append(pool.submit(_run_chunk, chunk))
+            except BrokenProcessPool:  # a worker died (the OOM killer): the rest is loaded here
+                futures.append(None)
+
         chunk: list[Path] = []
         for found, path in enumerate(itertools.chain(head, rest), 1):  # discovery goes on here
             chunk.append(path)
             if len(chunk) >= _chunk_size(found, len(head), jobs):
-                chunks.append(chunk)
-                futures.append(pool.submit(_run_chunk, chunk))
+                submit(chunk)
                 chunk = []
         if chunk:
-            chunks.append(chunk)
-            futures.append(pool.submit(_run_chunk, chunk))
-        # The workers take chunks in order; this process takes them from the end, each one
-        # no worker has started (once a worker has started one, all before it are taken).
-        here: dict[int, list[Loaded]] = {}
-        for i in reversed(range(len(chunks))):
-            if not futures[i].cancel():
-                break
-            here[i] = _here(chunks[i], options)
-        for i, (chunk, future) in enumerate(zip(chunks, futures, strict=True)):
-            if i in here:
-                yield from here.pop(i)
-                continue
+            submit(chunk)
+        for chunk, future in zip(chunks, futures, strict=True):
             try:
+                if future is None:
+                    raise BrokenProcessPool
                 loaded, modules = future.result()
             except LoaderUnavailable:
                 raise
@@ -294,16 +186,10 @@ def _load_in_spawned(
             yield from loaded
 
 
-def _here(chunk: list[Path], options: ScanOptions) -> list[Loaded]:
-    """A chunk loaded in this process (as a worker would, and again file by file if that fails)."""
-    from finlint.scan import load_file
-
-    try:
-        return _load_chunk(chunk, options)
-    except LoaderUnavailable:
-        raise
-    except Exception:  # noqa: BLE001 - as for a worker's chunk: loaded again, never lost
-        return [load_file(path, options) for path in chunk]
+def _chunk_size(found: int, head: int, jobs: int) -> int:
+    """Chunks grow with the files found: large enough to amortise a chunk's cost, small
+    enough that the last ones balance the load."""
+    return min(MAX_CHUNK, max(head, found) // (jobs * CHUNKS_PER_JOB) or 1)
 
 
 def run_policies(
@@ -322,38 +208,27 @@ def run_policies(
         return engine.run_policies(policies, records, config, undetermined)
     if not can_fork():  # Windows (no inherited records), or another thread runs here
         return engine.run_policies(policies, records, config, undetermined)
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
     global _engine_input
     _engine_input = (policies, records, config, undetermined is not None)
-    from array import array
-
-    from finlint.forkpool import FAILED, ForkPool
-
     shares = _deal(records, jobs * SHARES_PER_JOB)
-    parts: dict[int, list[Tagged]] = {}
-    gc.freeze()  # forked processes leave the inherited records alone: no collections walk them
+    parts: list[list[Tagged]] = []
     try:
-        # SHARES_PER_JOB shares per process: the workers take them from the front, this one
-        # from the back, each the next one nobody has taken (a forked process is slower: it
-        # copies each page it writes to)
-        with ForkPool(jobs - 1, _run_share) as pool:
-            for share in shares:
-                pool.publish(array("i", share).tobytes())
-            pool.finish()
-            while (index := pool.claim_back()) is not None:
-                parts[index] = _evaluate_slice(shares[index])
-            pool.wait_all()
-            for index, part in pool.results.items():
-                if part is not FAILED:
-                    parts[index] = part  # type: ignore[assignment]
-            for index in range(len(shares)):  # a worker died or could not send its share back
-                if index not in parts:
-                    parts[index] = _evaluate_slice(shares[index])
+        # forked workers inherit _engine_input: only a share's indices go to them
+        with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
+            futures = [pool.submit(_run_share, share) for share in shares]  # before any can die
+            for share, future in zip(shares, futures, strict=True):
+                try:
+                    parts.append(future.result())
+                except Exception:  # noqa: BLE001 - a worker died or could not send it back
+                    parts.append(_evaluate_slice(share))
     except Exception:  # noqa: BLE001 - a share that fails here fails in one pass too: say so there
         return engine.run_policies(policies, records, config, undetermined)
     finally:
         _engine_input = None
-        gc.unfreeze()
-    tagged = sorted((item for part in parts.values() for item in part), key=lambda item: item[0])
+    tagged = sorted((item for part in parts for item in part), key=lambda item: item[0])
     for (_, _, index), item in tagged:
         if isinstance(item, Finding) and item.record is None:
             item.record = records[index]  # sent back without it: the records here are the ones
@@ -375,16 +250,12 @@ def _deal(records: list[Record], parts: int) -> list[list[int]]:
     return shares
 
 
-def _run_share(payload: bytes) -> list[Tagged]:
-    """A forked worker's task: a share's record indices (an ``array("i")``), its findings sent
-    back without their records (this process has them; pickling them would copy them)."""
-    from array import array
-
+def _run_share(indices: list[int]) -> list[Tagged]:
+    """A forked worker's task: a share's record indices, its findings sent back without their
+    records (this process has them; pickling them would copy them)."""
     from finlint.finding import Finding
 
-    indices = array("i")
-    indices.frombytes(payload)
-    tagged = _evaluate_slice(list(indices))
+    tagged = _evaluate_slice(indices)
     for _, item in tagged:
         if isinstance(item, Finding):
             item.record = None

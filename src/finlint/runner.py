@@ -1,8 +1,8 @@
 """What the commands do once their arguments are parsed: merge the config with the flags (flags
 win), guard the cost settings, run the scan, write the reports, choose the exit code.
 
-Click-free, so the fast path of ``finlint scan`` (:mod:`finlint.fastcli`) runs the very same
-code as the click command without importing click. A mistake on the command line found here
+Kept apart from the click command definitions (:mod:`finlint.cli`) so the commands read as
+their options and this module as what they do. A mistake on the command line found here
 raises :class:`finlint.errors.UsageError`, which the click shell prints as its own usage errors;
 every other error prints ``finlint: error: ...`` and exits 2.
 """
@@ -14,11 +14,12 @@ import sys
 from pathlib import Path
 from typing import Any, NoReturn
 
-from finlint import selector, startup
+from finlint import selector
 from finlint.engine import Policy, PolicyError
 from finlint.errors import ReportWriteError, UsageError
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+EXIT_INTERRUPTED = 130  # 128 + SIGINT
 
 split_selectors = selector.split
 
@@ -99,9 +100,9 @@ def emit_reports(result: Any, context: Any, targets: list[tuple[str, Path | None
 
 def load_policies_or_exit(policy_dirs: tuple[Path, ...]) -> list[Policy]:
     try:
-        from finlint.policy_cache import load_policies_cached
+        from finlint.engine import load_policies
 
-        return load_policies_cached(policy_dirs)
+        return load_policies(list(policy_dirs))
     except PolicyError as exc:
         fail(str(exc))
 
@@ -279,7 +280,6 @@ def scan(
         [path for _, path in targets if path is not None] + [p for p in (baseline, write_baseline) if p],
     )
     run.options.context = not no_context
-    startup.resume_gc()  # the command's imports are done; a scan of a large tree needs collection
     result = cost_guard(lambda: with_progress(run.options, lambda: lint(run.options, run.policies)))
     comparison = None
     known = baseline or (run.config.baseline if write_baseline is None else None)

@@ -1,8 +1,9 @@
-"""The user's cache directory, shared by every cache finlint keeps (never in the repository).
+"""The user's cache directory, for the one cache finlint keeps (changed-file context sniffs, JSON).
 
 ``$FINLINT_CACHE_DIR``, else ``$XDG_CACHE_HOME/finlint``, else ``~/.cache/finlint``
-(``%LOCALAPPDATA%\\finlint`` on Windows); ``FINLINT_CACHE_DIR=off`` disables every cache.
-Kept free of other finlint imports so the earliest code of a run can use it.
+(``%LOCALAPPDATA%\\finlint`` on Windows); ``FINLINT_CACHE_DIR=off`` disables it. No cache holds
+code or pickles; a cache is plain data, validated when read, and never used when it lies inside
+the scanned tree (``XDG_CACHE_HOME=$CI_PROJECT_DIR/.cache`` is a usual GitLab setting).
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ import os
 import stat
 import sys
 from pathlib import Path
-from typing import Any
 
 
 def cache_dir() -> Path | None:
@@ -27,7 +27,7 @@ def cache_dir() -> Path | None:
 
 def trusted(path: Path) -> bool:
     """Owned by us and not writable by anyone else (file and directory): only such a cache file
-    is read, since it holds pickled or compiled objects that finlint itself wrote."""
+    is read (a file another user could plant is a miss)."""
     if not hasattr(os, "getuid"):
         return True  # Windows: the per-user LOCALAPPDATA is private
     for item in (path, path.parent):
@@ -49,38 +49,3 @@ def write_private(where: Path, path: Path, data: bytes) -> None:
         os.replace(tmp, path)
     except OSError:
         pass
-
-
-def read_marshal(path: Path) -> Any:
-    """What a trusted cache file holds (:mod:`marshal`), or None (missing, foreign, broken)."""
-    import marshal
-
-    try:
-        if path.is_file() and trusted(path):
-            return marshal.loads(path.read_bytes())
-    except Exception:  # noqa: BLE001 - a broken cache is a miss
-        pass
-    return None
-
-
-def json_file(path: Path) -> Any:
-    """The parsed JSON of one of finlint's own data files (the instance catalog, the pricing
-    snapshot), from a :mod:`marshal` copy in the cache while the file is unchanged: parsing the
-    48 KB of JSON was 2.6 % of a one-file run, loading the copy a third of that. The copy's key
-    is the file's path, size and mtime and the Python version; anything else is a miss."""
-    import json
-    import marshal
-    import zlib
-
-    info = path.stat()
-    key = f"{path.resolve()}:{info.st_size}:{info.st_mtime_ns}:{sys.version}"
-    where = cache_dir()
-    if where is None:
-        return json.loads(path.read_text("utf-8"))
-    cached = where / f"data-{zlib.crc32(key.encode()):08x}.marshal"
-    stored = read_marshal(cached)
-    if isinstance(stored, tuple) and len(stored) == 2 and stored[0] == key:
-        return stored[1]
-    data = json.loads(path.read_text("utf-8"))
-    write_private(where, cached, marshal.dumps((key, data)))  # JSON values always marshal
-    return data

@@ -52,7 +52,7 @@ def rules(result: Any, name: str) -> set[str]:
     return {f.rule_id for f in result.findings if Path(f.file).name == name}
 
 
-def test_notebook_with_many_cells_is_linear(tmp_path: Path) -> None:
+def test_notebook_with_many_cells_is_linear(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # 30,001 cells (2 MB): every cell was parsed below a padding of all the lines before it
     cells: list[dict[str, Any]] = [
         {"cell_type": "code", "metadata": {}, "source": ["from sagemaker.pytorch import PyTorch\n"]}
@@ -62,8 +62,21 @@ def test_notebook_with_many_cells_is_linear(tmp_path: Path) -> None:
     notebook = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
     (tmp_path / "big.ipynb").write_text(json.dumps(notebook, indent=1))
     (tmp_path / "good.json").write_text(GOOD_REQUEST)
-    result, elapsed = scan(tmp_path)
-    assert elapsed < 10
+    import ast
+
+    parsed = 0
+    real_parse = ast.parse
+
+    def counting(source: Any, *args: Any, **kwargs: Any) -> Any:
+        nonlocal parsed
+        parsed += len(source)
+        return real_parse(source, *args, **kwargs)
+
+    monkeypatch.setattr(ast, "parse", counting)
+    size = (tmp_path / "big.ipynb").stat().st_size
+    result, _ = scan(tmp_path, seconds=120)
+    # linear: the text handed to the parser is a few times the file, not a padding per cell
+    assert parsed < 8 * size
     assert "FIN101" in rules(result, "good.json")
     # the broken last cell is still reported at its own notebook line
     (note,) = [n for n in result.notices if Path(n.file).name == "big.ipynb"]
@@ -105,3 +118,86 @@ def test_memory_error_is_reported_honestly_at_the_file(
     assert all("nested too deeply" not in f.message for f in errors)
     assert {Path(f.file).name for f in errors} == {name}
     assert "FIN101" in rules(result, "good.json")
+
+
+def scan_bounded(tree: Path, memory_mib: int = 1536, seconds: int = 60) -> dict[str, Any]:
+    """``finlint scan --format json TREE`` in a child with an address-space limit: an evaluator
+    that allocates gigabytes fails the test instead of the machine."""
+    import os
+    import subprocess
+    import sys
+
+    def limit() -> None:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (memory_mib << 20, memory_mib << 20))
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "finlint", "scan", "--format", "json", str(tree)],
+        capture_output=True,
+        text=True,
+        timeout=seconds,
+        check=False,
+        preexec_fn=limit if os.name == "posix" else None,  # noqa: PLW1509 - no threads here
+    )
+    assert proc.returncode in (0, 1), proc.stderr[-2000:]
+    report: dict[str, Any] = json.loads(proc.stdout)
+    return report
+
+
+def _launch(name_expr: str, *setup: str) -> str:
+    return "\n".join(
+        [
+            "from sagemaker.pytorch import PyTorch",
+            *setup,
+            f"PyTorch(entry_point='t.py', role='r', instance_type='ml.p5.48xlarge', "
+            f"instance_count=1, base_job_name={name_expr}).fit()",
+            "",
+        ]
+    )
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        _launch("a", "a = 'x'", *["a = f'{a}{a}'"] * 40),  # 24 GB before
+        _launch("'{:>1999999999}'.format('x')"),  # 2 GB before
+        _launch("a", "import os", "a = os.environ['X']", *["a = a + a"] * 40),  # partial strings
+        _launch("'/'.join([a] * 3)", "a = 'x' * 9000"),
+    ],
+    ids=["doubling-fstring", "format-padding", "doubling-partial", "join"],
+)
+def test_sdk_string_folding_is_budgeted(tmp_path: Path, source: str) -> None:
+    (tmp_path / "launch.py").write_text(source)
+    (tmp_path / "good.json").write_text(GOOD_REQUEST)
+    report = scan_bounded(tmp_path)
+    found = {(Path(f["file"]).name, f["rule_id"]) for f in report["findings"]}
+    assert ("launch.py", "FIN101") in found and ("good.json", "FIN101") in found
+    notes = [n["message"] for n in report["notices"] if n["file"].endswith("launch.py")]
+    assert len(notes) <= 1 and all("too large to evaluate" in n for n in notes)
+
+
+def test_nested_fn_sub_is_budgeted(tmp_path: Path) -> None:
+    """1.6 KB of Fn::Sub, each level doubling its text: 2**40 characters, then a hang, before."""
+    value: Any = {"Fn::Sub": "x"}
+    for _ in range(40):
+        value = {"Fn::Sub": ["${a}${a}", {"a": value}]}
+    template = {
+        "AWSTemplateFormatVersion": "2010-09-09",
+        "Resources": {
+            "Nb": {
+                "Type": "AWS::SageMaker::NotebookInstance",
+                "Properties": {
+                    "InstanceType": "ml.p5.48xlarge",
+                    "RoleArn": "r",
+                    "NotebookInstanceName": value,
+                },
+            }
+        },
+    }
+    (tmp_path / "t.json").write_text(json.dumps(template))
+    (tmp_path / "good.json").write_text(GOOD_REQUEST)
+    report = scan_bounded(tmp_path, seconds=60)
+    assert "FIN302" in {f["rule_id"] for f in report["findings"] if f["file"].endswith("t.json")}
+    (note,) = [n["message"] for n in report["notices"] if n["file"].endswith("t.json")]
+    assert "too large to evaluate" in note

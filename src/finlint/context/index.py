@@ -14,8 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from finlint.confine import inside
 from finlint.discovery import SKIP_DIRS
-from finlint.usercache import cache_dir, write_private  # one cache directory: FINLINT_CACHE_DIR, off disables
+from finlint.usercache import cache_dir, trusted, write_private  # FINLINT_CACHE_DIR; off disables
 
 STRUCTURED = (".yaml", ".yml", ".json")
 PYTHON = (".py", ".ipynb")
@@ -333,8 +334,11 @@ class RepoIndex:
         return sniff_text(path, text, self.root)
 
     def _cache_file(self) -> Path | None:
+        """The cache file of this repository, or None: caching is off, or the cache directory
+        lies inside the repository (``XDG_CACHE_HOME=$CI_PROJECT_DIR/.cache``), where a pull
+        request could commit a cache that hides a finding."""
         directory = cache_dir()
-        if directory is None:
+        if directory is None or inside(directory, self.root):
             return None
         digest = zlib.crc32(self._root.encode("utf-8", "surrogateescape"))  # the file says its root too
         return directory / f"context-{digest:08x}.json"
@@ -344,9 +348,10 @@ class RepoIndex:
             self._cache_loaded = True
             if self.use_cache:
                 target = self._cache_file()
-                try:
-                    data = json.loads(target.read_text("utf-8")) if target is not None else None
-                except (OSError, ValueError):
+                try:  # only a file of ours nobody else can write (else another user plants one)
+                    trusted_file = target is not None and target.is_file() and trusted(target)
+                    data = json.loads(target.read_text("utf-8")) if trusted_file and target else None
+                except (OSError, ValueError, RecursionError):
                     data = None
                 if (
                     isinstance(data, dict)

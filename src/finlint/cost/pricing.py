@@ -199,9 +199,7 @@ def _entry(val: Any, source: str, date: str, conf: str, where: str, short: str) 
 def _snapshot_raw() -> dict[str, Any]:
     path = Path(__file__).resolve().parents[1] / "data" / "pricing.json"
     if path.is_file():  # an installed package or a checkout: no importlib.resources (~10 ms of imports)
-        from finlint.usercache import json_file
-
-        data: dict[str, Any] = json_file(path)
+        data: dict[str, Any] = json.loads(path.read_text("utf-8"))
         return data
     from importlib import resources  # pragma: no cover - a zipped install
 

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from finlint import __version__
 from finlint.budget import budget_status
 from finlint.finding import SEVERITIES
-from finlint.reporters import jsontext
 
 if TYPE_CHECKING:
     from finlint.reporters import ReportContext
@@ -44,4 +44,4 @@ def render(result: ScanResult, context: ReportContext) -> str:
     comparison = context.comparison  # --baseline / finlint diff: new, fixed, cost change
     if comparison is not None:
         data["comparison"] = comparison.to_json()
-    return jsontext.dumps(data, indent=2) + "\n"  # json.dumps(data, indent=2), faster
+    return json.dumps(data, indent=2) + "\n"

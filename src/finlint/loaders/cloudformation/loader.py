@@ -35,7 +35,14 @@ from finlint.loaders.cloudformation.resources import (
     launch_template,
 )
 from finlint.loaders.cloudformation.sfn import state_machine
-from finlint.loaders.cloudformation.values import NO_VALUE, Obj, Template, unknown_functions
+from finlint.loaders.cloudformation.values import (
+    MAX_STEPS,
+    MAX_TEXT,
+    NO_VALUE,
+    Obj,
+    Template,
+    unknown_functions,
+)
 from finlint.yamlload import LineDict, LineList
 
 FORMAT = "cloudformation"
@@ -115,12 +122,24 @@ def load(doc: Any, ctx: DocContext) -> ir.LoadResult:
         return result
     result.notices.extend(unknown_functions(doc, ctx))
     tpl = Template(doc, ctx)
+    said_budget = False
     for logical_id, body in _resources(doc):
         handler = _HANDLERS.get(body["Type"])
         if handler is None:
             continue
         try:
             loaded = handler(_make_resource(tpl, logical_id, body, resources))
+            if tpl.over_budget and not said_budget:  # once per file: the rest says the same
+                said_budget = True
+                line = ctx.line(resources.line_of(logical_id)) if isinstance(resources, LineDict) else 1
+                result.notices.append(
+                    ir.Notice(
+                        ctx.file,
+                        line,
+                        f"resource {logical_id}: an intrinsic function is too large to evaluate "
+                        f"(over {MAX_STEPS:,} functions or {MAX_TEXT:,} characters); its values are unknown",
+                    )
+                )
         except Exception as exc:  # a bug must not stop the scan: report it as this file's error
             line = ctx.line(resources.line_of(logical_id)) if isinstance(resources, LineDict) else ctx.line(1)
             result.errors.append(
@@ -136,6 +155,7 @@ def load(doc: Any, ctx: DocContext) -> ir.LoadResult:
 
 def _make_resource(tpl: Template, logical_id: str, body: Mapping[str, Any], resources: Any) -> Resource:
     tpl.used_parameters = []
+    tpl.steps, tpl.over_budget = 0, False
     start = resources.line_of(logical_id) if isinstance(resources, LineDict) else getattr(body, "line", 1)
     end = getattr(body, "end_line", 0) or start
     location = ir.Location(tpl.ctx.file, tpl.line(start), tpl.line(max(start, end)))

@@ -60,6 +60,13 @@ def is_intrinsic(value: Any) -> bool:
     return isinstance(key, str) and (key in ("Ref", "Condition") or key.startswith("Fn::"))
 
 
+#: Evaluation budget of one resource: intrinsic functions evaluated, and the longest text a
+#: ``Fn::Sub``/``Fn::Join`` may build (1.2 KB of nested ``Fn::Sub`` doubled its text forty times).
+MAX_STEPS = 20_000
+MAX_TEXT = 65_536
+OVER_BUDGET = "too large to evaluate"
+
+
 class Template:
     """Parameters, mappings and resources of one template, and the intrinsic evaluator."""
 
@@ -70,6 +77,8 @@ class Template:
         resources = doc.get("Resources")
         self.resources: Mapping[str, Any] = resources if isinstance(resources, dict) else {}
         self.used_parameters: list[str] = []  # filled while resolving, read per record
+        self.steps = 0  # intrinsic functions evaluated for the current resource (MAX_STEPS)
+        self.over_budget = False  # a value of the current resource was too large to evaluate
 
     def line(self, n: int) -> int:
         return self.ctx.line(n)
@@ -112,6 +121,9 @@ class Template:
         """A plain value, a (non-intrinsic) dict/list left for the caller, NO_VALUE or Unknown."""
         if not is_intrinsic(value):
             return value
+        self.steps += 1
+        if self.steps > MAX_STEPS:
+            return self._too_large(f"more than {MAX_STEPS:,} intrinsic functions")
         name, arg = next(iter(value.items()))
         if name == "Ref":
             return self.ref(arg)
@@ -129,6 +141,15 @@ class Template:
         if name == "Condition":
             return ir.Unknown(f"condition {arg} is decided at deploy time")
         return ir.Unknown(f"{name} is evaluated at deploy time")
+
+    def _too_large(self, why: str) -> ir.Unknown:
+        self.over_budget = True
+        return ir.Unknown(f"{OVER_BUDGET} ({why})")
+
+    def _text(self, text: str, function: str) -> Any:
+        if len(text) > MAX_TEXT:
+            return self._too_large(f"{function} builds more than {MAX_TEXT:,} characters")
+        return text
 
     def _if(self, arg: Any) -> Any:
         if not isinstance(arg, list) or len(arg) != 3:
@@ -183,7 +204,9 @@ class Template:
             if not known_scalar(value):
                 return ir.Unknown("Fn::Join part is not a string")
             out.append(scalar_text(value))
-        return arg[0].join(out)
+            if sum(map(len, out)) > MAX_TEXT:
+                return self._too_large(f"Fn::Join builds more than {MAX_TEXT:,} characters")
+        return self._text(arg[0].join(out), "Fn::Join")
 
     def _sub(self, arg: Any) -> Any:
         text, variables = sub_args(arg)
@@ -197,8 +220,10 @@ class Template:
 
         result = self.substitute(text, variables, unknown)
         if reasons:
+            if reasons[0].startswith(OVER_BUDGET):
+                return ir.Unknown(reasons[0])
             return ir.Unknown(f"Fn::Sub {text[:60]!r}: {reasons[0]}")
-        return result
+        return self._text(result, "Fn::Sub")
 
     def sub_variable(self, name: str, variables: Mapping[str, Any]) -> Any:
         """The value of ``${name}`` in a Fn::Sub: the vars map, a parameter, or Unknown."""

@@ -9,12 +9,15 @@ from typing import Any
 from finlint.ir import Unknown
 from finlint.loaders.sagemaker_sdk.scope import ClassVal, FuncVal, Scope
 from finlint.loaders.sagemaker_sdk.values import (
+    MAX_STR,
+    TOO_LARGE,
     CallArgs,
     DictVal,
     PartialStr,
     Ref,
     is_known_scalar,
     merge,
+    text_value,
 )
 
 BUILTINS = frozenset(dir(builtins))
@@ -27,12 +30,34 @@ def str_format(template: str | PartialStr, args: CallArgs) -> Any:
     values = [*args.positional, *(value for value, _ in args.keywords.values())]
     known = not args.open and not isinstance(template, PartialStr)
     known = known and all(isinstance(v, (str, int, float)) and not isinstance(v, bool) for v in values)
-    if known:
+    size = _format_size(text)
+    if size == "huge":  # "{:>1999999999}" allocated 2 GB
+        return Unknown(f"`{text[:60]}.format()` {TOO_LARGE}")
+    if known and size == "small":
         try:
-            return text.format(*args.positional, **{k: v for k, (v, _) in args.keywords.items()})
+            result = text.format(*args.positional, **{k: v for k, (v, _) in args.keywords.items()})
         except (IndexError, KeyError, ValueError, AttributeError, TypeError):
             pass
-    return PartialStr(text)
+        else:
+            return text_value(result, True, "str.format()")
+    return text_value(text, False, "str.format()")
+
+
+def _format_size(template: str) -> str:
+    """``"huge"`` when a field of ``template`` pads or truncates past :data:`MAX_STR`,
+    ``"open"`` when a width comes from an argument (``"{:{w}}"``) or the template is malformed,
+    else ``"small"``."""
+    import re
+    import string
+
+    try:
+        fields = list(string.Formatter().parse(template))
+    except ValueError:
+        return "open"
+    specs = [spec for _, _, spec, _ in fields if spec]
+    if any(int(n) > MAX_STR for spec in specs for n in re.findall(r"\d+", spec)):
+        return "huge"
+    return "open" if any("{" in spec for spec in specs) else "small"
 
 
 def dict_method(d: DictVal, method: str, args: CallArgs, node: ast.Call, scope: Scope) -> Any:

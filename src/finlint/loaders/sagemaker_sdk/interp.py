@@ -30,6 +30,8 @@ from finlint.loaders.sagemaker_sdk.folding import (
 )
 from finlint.loaders.sagemaker_sdk.scope import ClassVal, FuncVal, Scope
 from finlint.loaders.sagemaker_sdk.values import (
+    MAX_STR,
+    TOO_LARGE,
     CallArgs,
     ConfigVal,
     DictVal,
@@ -43,6 +45,7 @@ from finlint.loaders.sagemaker_sdk.values import (
     one_of,
     partial_template,
     same,
+    text_value,
 )
 
 
@@ -59,6 +62,8 @@ class Interpreter:
         self.loops: list[loops.LoopFrame] = []  # the loops around this statement, in this function
         self.branch_depth = 0  # undecided branches around this statement
         self.mutated: frozenset[str] = frozenset()  # names mutated in place (not literal lists)
+        self.notices: list[tuple[int, str]] = []  # (line, message), reported by the loader
+        self.over_budget = False  # a string past MAX_STR was not folded (said once per file)
 
     # -- entry -------------------------------------------------------------------------
     def run_module(self, tree: ast.Module) -> Scope:
@@ -70,6 +75,19 @@ class Interpreter:
             if func.state == "pending":
                 self.walk_function(func)
         return module
+
+    def budgeted(self, value: Any, node: ast.expr) -> Any:
+        """``value``; the first string of the file too large to fold is said in a notice."""
+        if isinstance(value, Unknown) and (value.reason or "").endswith(TOO_LARGE) and not self.over_budget:
+            self.over_budget = True
+            self.notices.append(
+                (
+                    node.lineno,
+                    f"`{text_of(node)[:60]}` is too large to evaluate (a string over {MAX_STR:,} "
+                    "characters or a huge number); values built from it are unknown",
+                )
+            )
+        return value
 
     # -- hooks for subclasses ------------------------------------------------------------
     def model_call(
@@ -372,7 +390,7 @@ class Interpreter:
             return self.eval_attribute(node, scope)
         if isinstance(node, ast.BinOp):
             left, right = self.eval(node.left, scope), self.eval(node.right, scope)
-            return fold_binop(type(node.op).__name__, left, right, text_of(node))
+            return self.budgeted(fold_binop(type(node.op).__name__, left, right, text_of(node)), node)
         if isinstance(node, ast.UnaryOp):
             operand = self.eval(node.operand, scope)
             return fold_unary(node, operand)
@@ -398,7 +416,7 @@ class Interpreter:
                 return Unknown("sequence with *unpacking")
             return tuple(items)
         if isinstance(node, ast.JoinedStr):
-            return self.eval_fstring(node, scope)
+            return self.budgeted(self.eval_fstring(node, scope), node)
         if isinstance(node, ast.Subscript):
             return self.eval_subscript(node, scope)
         if isinstance(node, ast.Call):
@@ -504,7 +522,7 @@ class Interpreter:
     def eval_fstring(self, node: ast.JoinedStr, scope: Scope) -> Any:
         parts: list[str] = []
         known = True
-        for part in node.values:
+        for part in node.values:  # each value is at most MAX_STR: the join is checked once
             if isinstance(part, ast.Constant):
                 parts.append(str(part.value))
             elif isinstance(part, ast.FormattedValue):
@@ -518,8 +536,7 @@ class Interpreter:
                 else:
                     known = False
                     parts.append(partial_template(value, text_of(part.value)))
-        text = "".join(parts)
-        return text if known else PartialStr(text)
+        return text_value("".join(parts), known, text_of(node))
 
     def eval_subscript(self, node: ast.Subscript, scope: Scope) -> Any:
         base = self.eval(node.value, scope)
@@ -588,7 +605,7 @@ class Interpreter:
         if method is not None and isinstance(callee, DictVal):
             return dict_method(callee, method, args, node, scope)
         if method == "format" and isinstance(callee, (str, PartialStr)):
-            return str_format(callee, args)
+            return self.budgeted(str_format(callee, args), node)
         if isinstance(callee, Ref) and callee.qualname.startswith("builtins."):
             return builtin_call(callee.last, args, node)
         return Unknown(f"result of `{text_of(node.func)}(...)`")

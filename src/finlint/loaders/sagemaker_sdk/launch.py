@@ -18,6 +18,7 @@ from finlint.loaders.sagemaker_sdk.loops import LaunchSite, launch_site
 from finlint.loaders.sagemaker_sdk.scope import ClassVal, FuncVal, Scope
 from finlint.loaders.sagemaker_sdk.sources import ArgDefault, PathVal, Sources, arg_default
 from finlint.loaders.sagemaker_sdk.values import (
+    MAX_STR,
     CallArgs,
     ClientVal,
     ConfigVal,
@@ -26,10 +27,10 @@ from finlint.loaders.sagemaker_sdk.values import (
     ObjVal,
     OneOf,
     ParserVal,
-    PartialStr,
     Ref,
     is_known_scalar,
     partial_template,
+    text_value,
 )
 
 ESTIMATOR_DEFAULT_RUNTIME_S = 24 * 60 * 60  # sagemaker/estimator.py: max_run=24 * 60 * 60
@@ -177,7 +178,6 @@ class SdkInterpreter(FollowingInterpreter):
         super().__init__(is_test_file, sources)
         self.launches: list[Launch] = []
         self.instance_literals: set[str] = set()  # "ml.*" string constants of the file
-        self.notices: list[tuple[int, str]] = []
 
     # -- launches ------------------------------------------------------------------------
     def new_launch(
@@ -564,8 +564,10 @@ def _join(sep: str, parts: list[Any], nodes: list[ast.expr]) -> Any:
             texts.append(partial_template(part, ast.unparse(nodes[i]) if i < len(nodes) else "?"))
     if sep == "/" and any(t.startswith("/") for t in texts[1:]):
         return Unknown("os.path.join with an absolute part")
+    if sum(len(t) for t in texts) + len(sep) * len(texts) > MAX_STR:
+        return Unknown("join too large to fold")
     joined = sep.join(t.rstrip("/") if sep == "/" and i < len(texts) - 1 else t for i, t in enumerate(texts))
-    return joined if known else PartialStr(joined)
+    return text_value(joined, known, "join")
 
 
 def _shown(found: tuple[Any, int] | None) -> str:

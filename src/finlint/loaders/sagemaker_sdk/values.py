@@ -16,6 +16,8 @@ from finlint.ir import MAX_ALTERNATIVES, Alternatives, Unknown, alternatives
 
 #: Guards against constant folding that would eat memory or time (``"a" * 10**9``).
 MAX_STR = 10_000
+#: how the reason of a value too large to fold ends (the interpreter says so once per file)
+TOO_LARGE = "is too large to fold"
 MAX_INT_BITS = 256
 
 
@@ -231,7 +233,7 @@ def fold_binop(op: str, left: Any, right: Any, text: str) -> Any:
     if op == "Add" and _stringish(left) and _stringish(right):
         if isinstance(left, str) and isinstance(right, str):
             return _cap_str(left + right, text)
-        return PartialStr(_template(left) + _template(right))
+        return text_value(_template(left) + _template(right), False, text)
     if isinstance(left, Unknown) or isinstance(right, Unknown):
         return Unknown(f"`{text}` depends on a value not known statically")
     fn = _BINOPS.get(op)
@@ -241,17 +243,17 @@ def fold_binop(op: str, left: Any, right: Any, text: str) -> Any:
         return Unknown(f"`{text}` mixes booleans into arithmetic")
     if isinstance(left, num) and isinstance(right, num):
         if op == "Pow" and (abs(right) > 64 or abs(left) > 2**32):
-            return Unknown(f"`{text}` is too large to fold")
+            return Unknown(f"`{text}` {TOO_LARGE}")
         try:
             result = fn(left, right)
         except (ArithmeticError, ValueError):
             return Unknown(f"`{text}` cannot be evaluated")
         if isinstance(result, int) and result.bit_length() > MAX_INT_BITS:
-            return Unknown(f"`{text}` is too large to fold")
+            return Unknown(f"`{text}` {TOO_LARGE}")
         return result
     if op == "Mult" and isinstance(left, str) and isinstance(right, int):
         if len(left) * max(right, 0) > MAX_STR:
-            return Unknown(f"`{text}` is too large to fold")
+            return Unknown(f"`{text}` {TOO_LARGE}")
         return left * right
     return Unknown(f"`{text}` is not folded")
 
@@ -265,7 +267,15 @@ def _template(value: Any) -> str:
 
 
 def _cap_str(value: str, text: str) -> Any:
-    return value if len(value) <= MAX_STR else Unknown(f"`{text}` is too large to fold")
+    return value if len(value) <= MAX_STR else Unknown(f"`{text}` {TOO_LARGE}")
+
+
+def text_value(text: str, known: bool, expr: str) -> Any:
+    """Folded text: ``text`` (known) or a :class:`PartialStr`, or Unknown past :data:`MAX_STR`
+    characters (forty doubling f-strings in a few lines of source were 24 GB)."""
+    if len(text) > MAX_STR:
+        return Unknown(f"`{expr[:80]}` {TOO_LARGE}")
+    return text if known else PartialStr(text)
 
 
 def partial_template(value: Any, text: str) -> str:
