@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from finlint import loaders, parallel
-from finlint.confine import Roots
+from finlint.confine import OutsideRoot, Roots
 from finlint.discovery import Limits, claimed_by_content, read_text
 from finlint.discovery import discover as _discover
 from finlint.discovery import display_path as display_path
@@ -352,6 +352,10 @@ def _load_directories(
             for f in directory.glob(f"{pattern}{suffix}")
             if f.is_file() and not _excluded(f, options.exclude, options.display_root)
         )
+        if options.roots is not None:  # a symlinked file of the unit leading out of the checkout
+            refused = [f for f in files if not options.roots.contains(f)]
+            result.notices.extend(Notice(show(f), 1, str(OutsideRoot(show(f)))) for f in refused)
+            files = [f for f in files if f not in refused]
         count += len(files)
         for f in files:
             text = read_text(f, show(f), options.limits.max_file_bytes)

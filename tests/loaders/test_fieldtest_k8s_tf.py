@@ -144,7 +144,9 @@ def test_kubectl_manifest_from_file_points_at_the_argument(tmp_path: Path) -> No
 
 
 def test_scan_reports_the_tf_argument_line_for_a_file_manifest(tmp_path: Path) -> None:
-    # the manifest is outside the scanned directory: the Terraform copy is the only one
+    # the manifest is outside the scanned directory (in the same checkout): the Terraform copy
+    # is the only one
+    (tmp_path / ".git").mkdir()
     tf_dir = tmp_path / "infra"
     tf_load(
         tf_dir,

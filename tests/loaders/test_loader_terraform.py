@@ -647,6 +647,7 @@ def test_file_manifest_also_scanned_on_its_own_gives_one_finding_at_its_line(
 
 
 def test_file_manifest_outside_the_scan_keeps_the_terraform_copy(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()  # outside the scanned folder, inside its checkout
     infra = tmp_path / "infra"
     infra.mkdir()
     (infra / "main.tf").write_text(

@@ -3,8 +3,6 @@ read by the Kubernetes and SageMaker API loaders with lines mapped back into the
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from finlint import ir
@@ -53,7 +51,7 @@ def _templatefile_text(expr: h.Call, ev: Evaluator) -> str | None:
     path, variables = ev.value(expr.args[0]), ev.value(expr.args[1])
     if not isinstance(path, str) or not isinstance(variables, dict):
         return None
-    text = ev.scope.read_file(path)
+    text = ev.scope.read_file(path, ev.file, expr.line)
     if text is None:
         return None
     try:
@@ -82,11 +80,7 @@ def _source_file(module: Module, expr: h.Expr, ev: Evaluator) -> str | None:
         found = module.file_path(path) if isinstance(path, str) else None
         if found is None:
             return None
-        normal = Path(os.path.normpath(found))
-        try:
-            return module.run.display(normal)
-        except ValueError:  # a display function that only knows the scanned tree
-            return normal.as_posix()
+        return module.run.shown(found)
     for arg in expr.args:
         hit = _source_file(module, arg, ev)
         if hit is not None:
@@ -240,8 +234,9 @@ def _asl_from_templatefile(
     variables = ev.value(expr.args[1])
     if not isinstance(path, str):
         return None, ctx
-    text = module.read_file(path)
-    if text is None:
+    text = module.read_file(path, ev.file, expr.line)
+    p = module.file_path(path)
+    if text is None or p is None:
         return None, ctx
     parts, directive = h.split_template(text, 1)
     if directive:
@@ -250,16 +245,15 @@ def _asl_from_templatefile(
     sub = Evaluator(module, {k: v for k, v in names.items()})
     # template variables are bare names; anything else in the template is unknown
     rendered, _ = render(h.Template(tuple(parts), 1), sub)
-    p = Path(path) if Path(path).exists() else module.run.root / path
     try:
         docs = load_all(rendered, is_json=rendered.lstrip().startswith("{"))
     except YamlLoadError as exc:
         module.run.result.errors.append(
-            ir.LoadError(module.run.display(p), exc.line, f"{address}: {exc.message}")
+            ir.LoadError(module.run.shown(p), exc.line, f"{address}: {exc.message}")
         )
         return None, ctx
     ctx = DocContext(
-        file=module.run.display(p),
+        file=module.run.shown(p),
         lines=rendered.splitlines(),
         address_prefix=f"{address}/",
         options=module.run.options,

@@ -40,7 +40,10 @@ class Scope(Protocol):
 
     def path(self, which: str) -> Any: ...
 
-    def read_file(self, path: str) -> str | None: ...
+    def read_file(self, path: str, file: str | None = None, line: int = 1) -> str | None:
+        """The text of the file ``file(path)`` reads, or None (missing, unreadable, or outside
+        the scan's roots: then a notice at ``file``:``line`` names it)."""
+        ...
 
 
 def is_unknown(value: Any) -> bool:
@@ -50,15 +53,18 @@ def is_unknown(value: Any) -> bool:
 class Evaluator:
     """Evaluates expressions against a :class:`Scope` plus local names (``each``, iterators)."""
 
-    def __init__(self, scope: Scope, names: dict[str, Any] | None = None, depth: int = 0) -> None:
+    def __init__(
+        self, scope: Scope, names: dict[str, Any] | None = None, depth: int = 0, file: str | None = None
+    ) -> None:
         self.scope = scope
         self.names = names or {}
         self.depth = depth
+        self.file = file  # the display path of the .tf file being evaluated (for notices)
 
     def child(self, **names: Any) -> Evaluator:
         merged = dict(self.names)
         merged.update(names)
-        return Evaluator(self.scope, merged, self.depth + 1)
+        return Evaluator(self.scope, merged, self.depth + 1, self.file)
 
     # -- entry points ---------------------------------------------------------------------
 
@@ -256,7 +262,7 @@ class Evaluator:
             path = self.eval(expr.args[0]) if expr.args else Unknown(f"{name}()")
             if isinstance(path, Unknown):
                 return plain_unknown(path)  # a file's text, not the options of its path
-            text = self.scope.read_file(str(path))
+            text = self.scope.read_file(str(path), self.file, expr.line)
             if text is not None and name == "filebase64":
                 return FUNCTIONS["base64encode"](text)
             return text if text is not None else Unknown(f"{name}({path}) is not in the scanned tree")
@@ -289,11 +295,11 @@ class Evaluator:
         variables = self.eval(expr.args[1])
         if isinstance(path, Unknown) or not isinstance(variables, dict):
             return Unknown("templatefile() arguments are not known")
-        text = self.scope.read_file(str(path))
+        text = self.scope.read_file(str(path), self.file, expr.line)
         if text is None:
             return Unknown(f"templatefile({path}) is not in the scanned tree")
         parts, directive = h.split_template(text, 1)
-        return Evaluator(self.scope, dict(variables), self.depth + 1).template(
+        return Evaluator(self.scope, dict(variables), self.depth + 1, self.file).template(
             h.Template(tuple(parts), 1, directive=directive)
         )
 

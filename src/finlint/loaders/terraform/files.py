@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
 from finlint import ir
+from finlint.confine import OutsideRoot, Roots
 from finlint.discovery import read_bytes
 from finlint.loaders.terraform import hcl as h
 from finlint.loaders.terraform import mapping as m
@@ -50,16 +52,37 @@ class Run:
     root: Path
     display: Callable[[Path], str]
     options: dict[str, Any]
+    #: where a path the configuration names may lead (finlint.confine; docs/security.md)
+    roots: Roots
     result: ir.LoadResult = field(default_factory=ir.LoadResult)
     items: list[m.Item] = field(default_factory=list)
     embedded: list[ir.Record] = field(default_factory=list)
-    modules_json: dict[str, Path] | None = None
+    #: module key -> its local copy, or why the copy ``modules.json`` names is not read
+    modules_json: dict[str, Path | OutsideRoot] | None = None
     notified: set[str] = field(default_factory=set)
 
     def notice(self, file: str, line: int, message: str) -> None:
         if message not in self.notified:
             self.notified.add(message)
             self.result.notices.append(ir.Notice(file, line, message))
+
+    def shown(self, path: Path) -> str:
+        """``path`` as reports show it (normalized; as written when the display function only
+        knows the scanned tree)."""
+        normal = Path(os.path.normpath(path))
+        try:
+            return self.display(normal)
+        except ValueError:
+            return normal.as_posix()
+
+    def confined(self, path: Path, file: str | None = None, line: int = 1) -> bool:
+        """Whether ``path`` (a path the configuration names) resolves inside the roots; if not,
+        one notice naming it (at ``file``:``line``, else at the path itself)."""
+        if self.roots.contains(path):
+            return True
+        shown = self.shown(path)
+        self.notice(file if file is not None else shown, line, str(OutsideRoot(shown)))
+        return False
 
 
 def read_file(run: Run, path: Path) -> str | None:
@@ -81,6 +104,8 @@ def read_file(run: Run, path: Path) -> str | None:
 def parse_files(run: Run, files: list[Path]) -> list[TfFile]:
     out: list[TfFile] = []
     for path in files:
+        if not run.confined(path):  # a symlinked .tf file leading out of the checkout
+            continue
         text = read_file(run, path)
         if text is None:
             continue

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from finlint import ir
+from finlint.confine import Roots
 from finlint.discovery import read_bytes
 from finlint.loaders.base import no_finalize
 from finlint.loaders.terraform import hcl as h
@@ -36,8 +37,15 @@ finalize = no_finalize  # no whole-scan pass
 def load_directory(
     directory: Path, files: list[Path], display: Callable[[Path], str], options: dict[str, Any] | None = None
 ) -> ir.LoadResult:
-    """All resources of the configuration in ``directory`` (``files`` are its .tf files)."""
-    run = Run(directory, display, dict(options or {}))
+    """All resources of the configuration in ``directory`` (``files`` are its .tf files).
+
+    Every path the configuration names (``file()``, module sources, ``modules.json``,
+    symlinked files) is read only inside ``options["roots"]`` (a scan's roots; in a direct
+    call, the checkout holding ``directory``, else ``directory``): docs/security.md.
+    """
+    opts = dict(options or {})
+    roots = opts.get("roots")
+    run = Run(directory, display, opts, roots if isinstance(roots, Roots) else Roots.of([directory]))
     parsed = parse_files(run, sorted(files))
     tfvars = root_tfvars(run, directory)
     try:

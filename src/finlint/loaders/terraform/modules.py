@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any
 
 from finlint import ir
+from finlint.confine import OutsideRoot
+from finlint.discovery import read_bytes
 from finlint.ir import Unknown
 from finlint.loaders.terraform import hcl as h
 from finlint.loaders.terraform import mapping as m
@@ -168,37 +171,56 @@ class Module:
             self._computing.discard(key)
 
     def path(self, which: str) -> Any:
+        """``path.*`` as Terraform gives it: relative to the root module (its working
+        directory), so ``file("${path.module}/x")`` opens what Terraform would open."""
         if which == "module":
-            return str(self.directory)
+            try:
+                return Path(os.path.relpath(self.directory, self.run.root)).as_posix()
+            except ValueError:  # another drive on Windows
+                return str(self.directory)
         if which == "root":
-            return str(self.run.root)
+            return "."
         if which == "cwd":
             return "."
         return Unknown(f"path.{which}")
 
-    def file_path(self, path: str) -> Path | None:
-        """The file ``file(path)`` reads: relative to the CWD, else to the root module."""
+    def _named_file(self, path: str) -> Path:
+        """The file ``file(path)`` names: a relative path is relative to the root module (the
+        directory ``terraform`` runs in), never to finlint's own working directory."""
         p = Path(path)
-        if not p.is_absolute() and not p.exists():
-            p = self.run.root / p
+        return p if p.is_absolute() else self.run.root / p
+
+    def file_path(self, path: str) -> Path | None:
+        """The file ``file(path)`` reads; None when it is missing or lies outside the roots."""
+        p = self._named_file(path)
+        if not self.run.roots.contains(p):
+            return None
         try:
             return p if p.is_file() else None
-        except OSError:
+        except (OSError, ValueError):
             return None
 
-    def read_file(self, path: str) -> str | None:
-        p = self.file_path(path)
-        try:
-            if p is not None and p.stat().st_size <= h.MAX_FILE_BYTES:
-                return p.read_text("utf-8")
-        except (OSError, UnicodeDecodeError):
+    def read_file(self, path: str, file: str | None = None, line: int = 1) -> str | None:
+        """The text ``file(path)`` reads, or None; a path that resolves (symlinks too) outside
+        the scan's roots is never opened: one notice names it (docs/security.md)."""
+        p = self._named_file(path)
+        if not self.run.confined(p, file if file is not None else self.run.shown(self.directory), line):
             return None
-        return None
+        try:
+            if not p.is_file():
+                return None
+        except (OSError, ValueError):
+            return None
+        raw = read_bytes(p, h.MAX_FILE_BYTES)  # regular files only, bounded
+        if isinstance(raw, str):
+            return None
+        try:
+            return raw.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
 
     def evaluator(self, file: TfFile, **names: Any) -> Evaluator:
-        ev = Evaluator(self, names)
-        ev.file = file.display  # type: ignore[attr-defined]
-        return ev
+        return Evaluator(self, names, file=file.display)
 
     # -- loading ------------------------------------------------------------------------------
 
@@ -300,12 +322,21 @@ class Module:
     def _module_dir(self, name: str, source: str, shown: str, line: int) -> Path | None:
         if source.startswith(("./", "../")):
             directory = self.directory / source
+            if not self.run.roots.contains(directory):
+                where = OutsideRoot(self.run.shown(directory))
+                self.run.notice(shown, line, f"module {name!r}: {where}; skipped")
+                return None
             if directory.is_dir():
                 return directory
             self.run.notice(shown, line, f"module {name!r}: local source {source!r} not found; skipped")
             return None
         key = ".".join(re.findall(r"module\.([^.\[]+)", self.prefix) + [name])
         found = downloaded_modules(self.run).get(key)
+        if isinstance(found, OutsideRoot):
+            self.run.notice(
+                shown, line, f"module {name!r}: .terraform/modules/modules.json: {found}; skipped"
+            )
+            return None
         if found is not None and found.is_dir():
             return found
         self.run.notice(
@@ -317,16 +348,26 @@ class Module:
         return None
 
 
-def downloaded_modules(run: Run) -> dict[str, Path]:
-    """``.terraform/modules/modules.json`` (written by ``terraform init``): module key -> local copy."""
+def downloaded_modules(run: Run) -> dict[str, Path | OutsideRoot]:
+    """``.terraform/modules/modules.json`` (written by ``terraform init``): module key -> local
+    copy. The file is the repository's (it may be committed): a ``Dir`` that is absolute or
+    resolves outside the roots is not a copy to read (an :class:`OutsideRoot` for that key)."""
     if run.modules_json is None:
         run.modules_json = {}
         path = run.root / ".terraform" / "modules" / "modules.json"
-        try:
-            data = json.loads(path.read_text("utf-8")) if path.is_file() else {}
-        except (OSError, ValueError):
-            data = {}
+        data: Any = {}
+        if path.is_file() and run.confined(path):
+            raw = read_bytes(path, h.MAX_FILE_BYTES)
+            try:
+                data = json.loads(raw) if isinstance(raw, bytes) else {}
+            except (ValueError, RecursionError):
+                data = {}
         for entry in data.get("Modules", []) if isinstance(data, dict) else []:
             if isinstance(entry, dict) and entry.get("Key") and entry.get("Dir"):
-                run.modules_json[str(entry["Key"])] = run.root / str(entry["Dir"])
+                raw_dir = str(entry["Dir"])
+                directory = run.root / raw_dir
+                if Path(raw_dir).is_absolute() or not run.roots.contains(directory):
+                    run.modules_json[str(entry["Key"])] = OutsideRoot(raw_dir)
+                else:
+                    run.modules_json[str(entry["Key"])] = directory
     return run.modules_json

@@ -24,6 +24,9 @@ def root_tfvars(run: Run, directory: Path) -> dict[str, Any]:
             paths.append(directory / name)
     paths += sorted(p for p in directory.glob("*.auto.tfvars") if p.is_file())
     paths += sorted(p for p in directory.glob("*.auto.tfvars.json") if p.is_file())
+    # the configuration's own tfvars are the repository's: a symlink out of the roots is not
+    # read; --var-file paths are the user's (the command line is trusted) and always read
+    paths = [p for p in paths if run.confined(p)]
     paths += [Path(p) for p in run.options.get("tf_var_files") or []]
     values: dict[str, Any] = env_vars(run.options.get("environ"))
     for path in paths:
@@ -48,7 +51,7 @@ class ConstScope:
     def path(self, which: str) -> Any:
         return Unknown("path in tfvars")
 
-    def read_file(self, path: str) -> str | None:
+    def read_file(self, path: str, file: str | None = None, line: int = 1) -> str | None:
         return None
 
 
