@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from finlint import selector
+from finlint.confine import Roots
 from finlint.engine import EngineConfig, Policy
 from finlint.errors import LocatedError
 from finlint.finding import SEVERITIES
@@ -59,6 +60,9 @@ class Config:
     helm_charts: tuple[dict[str, Any], ...] = ()
     helm_renderer: str | None = None
     _lines: Callable[[tuple[Any, ...]], int] = field(default=lambda _path: 1, repr=False)
+    #: where the paths a repository's config names may lead (None: the user's own config, given
+    #: with --config, may name any file)
+    _roots: Roots | None = field(default=None, repr=False)
 
     def error(self, path: tuple[Any, ...], message: str) -> ConfigError:
         return ConfigError(_show(self.path), self._lines(path), message)
@@ -172,8 +176,12 @@ def _has_finlint_table(path: Path) -> bool:
 # --- reading it ------------------------------------------------------------------------------
 
 
-def load_config(path: Path) -> Config:
-    """Read and validate ``path`` (YAML, or a pyproject.toml's ``[tool.finlint]``)."""
+def load_config(path: Path, given: bool = False) -> Config:
+    """Read and validate ``path`` (YAML, or a pyproject.toml's ``[tool.finlint]``).
+
+    A config found in the scanned tree is the repository's (untrusted): every path it names
+    must resolve inside its repository (:mod:`finlint.confine`). One ``given`` on the command
+    line is the user's own and may name any file."""
     show = _show(path)
     try:  # never blocks (a FIFO), never reads without bound: docs/security.md
         text = read_text(path, MAX_CONFIG_BYTES)
@@ -184,6 +192,7 @@ def load_config(path: Path) -> Config:
     else:
         data, lines = _read_yaml(text, show)
     config = Config(path=path.resolve(), _lines=lines)
+    config._roots = None if given else Roots.of([path.resolve().parent])
     _apply(config, data, path.resolve().parent)
     return config
 
@@ -313,7 +322,19 @@ def _flag(config: Config, key: str, value: Any) -> bool:
 def _path(config: Config, key: str, value: Any, base: Path) -> Path:
     if not isinstance(value, str) or not value.strip():
         raise config.error((key,), f"{key}: expected a file path")
-    return (base / value).resolve() if not Path(value).is_absolute() else Path(value)
+    path = (base / value).resolve() if not Path(value).is_absolute() else Path(value)
+    return _confined(config, (key,), key, value, path)
+
+
+def _confined(config: Config, where: tuple[Any, ...], key: str, value: str, path: Path) -> Path:
+    """``path``, or a config error when a repository's config names a file outside it."""
+    if config._roots is not None and not config._roots.contains(path):
+        raise config.error(
+            where,
+            f"{key}: {value!r} resolves outside the repository; a repository's config names only "
+            "its own files (pass it on the command line instead)",
+        )
+    return path
 
 
 def _apply(config: Config, data: dict[str, Any], base: Path) -> None:
@@ -351,7 +372,7 @@ def _policy_dirs(config: Config, key: str, value: Any, base: Path) -> tuple[Path
     """Existing directories; each is read flat and capped (:func:`finlint.engine.policy.policy_files`)."""
     out: list[Path] = []
     for index, text in enumerate(_strings(config, key, value)):
-        directory = (base / text).resolve()
+        directory = _confined(config, (key, index), key, text, (base / text).resolve())
         if not directory.is_dir():
             raise config.error((key, index), f"{key}: {text!r} is not a directory")
         out.append(directory)
@@ -466,13 +487,18 @@ def _helm(config: Config, key: str, value: Any, base: Path) -> None:
         path = entry.get("path")
         if not isinstance(path, str) or not path.strip():
             raise config.error(where, f"{key}.charts[{index}].path: expected the chart's directory")
-        chart = (base / path).resolve()
+        chart = _confined(
+            config, (*where, "path"), f"{key}.charts[{index}].path", path, (base / path).resolve()
+        )
         if not (chart / "Chart.yaml").is_file():
             raise config.error((*where, "path"), f"{key}.charts[{index}].path: no Chart.yaml in {path}")
         values = entry.get("values", [])
         if not isinstance(values, list) or not all(isinstance(v, str) and v.strip() for v in values):
             raise config.error((*where, "values"), f"{key}.charts[{index}].values: expected a list of files")
-        files = [(base / v).resolve() for v in values]
+        files = [
+            _confined(config, (*where, "values"), f"{key}.charts[{index}].values", v, (base / v).resolve())
+            for v in values
+        ]
         for v, f in zip(values, files, strict=True):
             if not f.is_file():
                 raise config.error((*where, "values"), f"{key}.charts[{index}].values: no such file {v}")

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
+from finlint.confine import Roots
 from finlint.ir import LoadError, Notice
 
 MIB = 1024 * 1024
@@ -143,13 +144,16 @@ def discover(
     notices: list[Notice] | None = None,
     skip_files: Iterable[Path] = (),
     display_root: Path | None = None,
+    confine_to: Roots | None = None,
 ) -> Iterator[Path]:
     """Files under ``paths`` whose name ends with one of ``suffixes``, in sorted order.
 
     A path that does not exist is a :class:`LoadError`. Directory symlinks are never followed
     (no loops) and, like directories that cannot be listed and files that are not regular
     files (FIFOs, sockets, devices), are reported in ``notices``. ``skip_files`` (the scan's
-    own report and baseline files) are left out silently.
+    own report and baseline files) are left out silently. A file symlink found in a directory
+    that leads outside the scanned tree is skipped with a notice; with ``confine_to``, so is
+    every path, the given ones included (the context search's paths are not the user's).
     """
     out = notices if notices is not None else []
     skip = {_same_file_key(p) for p in skip_files}
@@ -157,14 +161,25 @@ def discover(
     # names need resolving (resolve() costs a stat per path component)
     skip_names = {os.path.basename(key) for key in skip}
     seen: set[str] = set()
+    roots = confine_to or Roots.of(paths)
 
-    def wanted(path: Path, regular: bool = False) -> bool:
+    def wanted(path: Path, regular: bool = False, found: bool = False) -> bool:
         """Not one of the scan's own files, and a regular file (or a notice says what it is);
-        ``regular``: the directory listing says it is one (not a symlink)."""
+        ``regular``: the directory listing says it is one (not a symlink); ``found``: found by
+        walking a directory (not named on the command line), so a symlink must stay in the tree."""
         if skip and (not regular or path.name in skip_names) and _same_file_key(path) in skip:
             return False
         if regular:
             return True
+        if found and not roots.contains(path):  # a symlink out of the tree: never read
+            out.append(
+                Notice(
+                    display_path(path, display_root),
+                    1,
+                    "skipped: a symlink to a file outside the scanned tree (docs/security.md)",
+                )
+            )
+            return False
         try:
             mode = path.stat().st_mode
         except OSError:
@@ -196,7 +211,7 @@ def discover(
             errors.append(LoadError(display_path(root, display_root), 1, "no such file or directory"))
             continue
         if not is_dir:
-            if not excluded(root, exclude, display_root) and wanted(root):
+            if not excluded(root, exclude, display_root) and wanted(root, found=confine_to is not None):
                 yield root
             continue
 
@@ -239,7 +254,7 @@ def discover(
                 if excluded(path, exclude, display_root):
                     continue
                 key = str(path)
-                if key not in seen and wanted(path, regular):
+                if key not in seen and wanted(path, regular, found=True):
                     seen.add(key)
                     yield path
 

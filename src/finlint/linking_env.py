@@ -13,7 +13,7 @@ from dataclasses import replace
 from typing import Any
 
 from finlint.ir import ConfigMap, Record, Volume
-from finlint.loaders.kubernetes.workloads import _CHECKPOINT_FLAG, _CHECKPOINT_WORD, _VAR, expand
+from finlint.loaders.kubernetes.workloads import _CHECKPOINT_WORD, _VAR, checkpoint_flag_paths, expand
 
 
 def _closeness(a: str, b: str) -> int:
@@ -46,7 +46,7 @@ def _paths(entry: dict[str, Any], env: dict[str, str], origin: str) -> list[dict
             if text.startswith("/"):
                 found.append({"path": text, "line": item["line"], "source": chain})
             continue
-        paths = [m.group(1) for m in _CHECKPOINT_FLAG.finditer(text)]
+        paths = checkpoint_flag_paths(text)
         for var in _VAR.finditer(str(item["raw"])):  # --output_dir=$(CKPT_ROOT)/run1
             name = next(g for g in var.groups() if g)
             if _CHECKPOINT_WORD.search(name) and name in env:

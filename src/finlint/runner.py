@@ -154,7 +154,7 @@ def prepare(
     scan_paths = list(paths) or [Path(".")]
     try:
         found = config_file or find_config(scan_paths[0])
-        config = load_config(found) if found is not None else Config()
+        config = load_config(found, given=config_file is not None) if found is not None else Config()
         policies = load_policies_or_exit((*policy_dir, *config.policy_dirs))
         config.check_rules(policies)
     except ConfigError as exc:

@@ -67,9 +67,12 @@ def discover(
     notices: list[Notice] | None = None,
     skip_files: list[Path] | None = None,
     display_root: Path | None = None,
+    roots: Roots | None = None,
 ) -> Iterator[Path]:
     """Supported files under ``paths`` (see :func:`finlint.discovery.discover`)."""
-    return _discover(paths, exclude, errors, SUPPORTED_SUFFIXES, notices, skip_files or (), display_root)
+    return _discover(
+        paths, exclude, errors, SUPPORTED_SUFFIXES, notices, skip_files or (), display_root, roots
+    )
 
 
 def _looks_templated(text: str, error_line: int) -> bool:
@@ -275,8 +278,14 @@ def load_paths(
         if plan is not None:
             plan.given.update(show(p) for p in found)
             context_errors: list[LoadError] = []  # a vanished context path is not the user's problem
-            context_paths = discover(
-                plan.paths, options.exclude, context_errors, None, options.skip_files, options.display_root
+            context_paths = discover(  # found by the context search: each must stay in the roots
+                plan.paths,
+                options.exclude,
+                context_errors,
+                None,
+                options.skip_files,
+                options.display_root,
+                roots,
             )
             yield from route((p for p in context_paths if show(p) not in plan.given), given=False)
 

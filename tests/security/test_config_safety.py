@@ -401,3 +401,57 @@ def test_config_fifo_on_the_command_line_is_a_usage_error(tmp_path: Path) -> Non
     os.mkfifo(repo / "fifo.yaml")
     message = usage_error(finlint(repo, "scan", ".", "--config", "fifo.yaml", timeout=20), "fifo.yaml")
     assert "not a regular file" in message
+
+
+# --- issue 24, hole 4: a repository's config names only the repository's files ----------------
+
+OUTSIDE = {
+    "usage_file": "usage.yaml",
+    "pricing_file": "pricing.json",
+    "baseline": "baseline.json",
+}
+
+
+@pytest.mark.parametrize("key", sorted(OUTSIDE))
+@pytest.mark.parametrize("how", ["dotdot", "absolute", "symlink"])
+def test_a_config_path_outside_the_repository_is_refused(tmp_path: Path, key: str, how: str) -> None:
+    secret = tmp_path / OUTSIDE[key]
+    secret.write_text("{}\n")
+    value = {"dotdot": f"../{secret.name}", "absolute": str(secret), "symlink": "inside"}[how]
+    repo = repo_with(tmp_path, f"region: us-east-1\n{key}: {value}\n")
+    if how == "symlink":
+        (repo / "inside").symlink_to(secret)
+    message = usage_error(finlint(repo, "scan", "."), ".finlint.yaml")
+    assert "resolves outside the repository" in message and key in message
+
+
+def test_a_policy_dir_outside_the_repository_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "rules").mkdir()
+    repo = repo_with(tmp_path, "policy_dirs: [../rules]\n")
+    assert "outside the repository" in usage_error(finlint(repo, "scan", "."), ".finlint.yaml")
+
+
+def test_helm_chart_and_values_outside_the_repository_are_refused(tmp_path: Path) -> None:
+    chart = tmp_path / "chart"
+    chart.mkdir()
+    (chart / "Chart.yaml").write_text("apiVersion: v2\nname: c\nversion: 0.1.0\n")
+    repo = repo_with(tmp_path, "helm:\n  charts:\n    - path: ../chart\n")
+    assert "outside the repository" in usage_error(finlint(repo, "scan", "."), ".finlint.yaml")
+    (repo / "chart").mkdir()
+    (repo / "chart" / "Chart.yaml").write_text("apiVersion: v2\nname: c\nversion: 0.1.0\n")
+    (tmp_path / "values.yaml").write_text("x: 1\n")
+    (repo / ".finlint.yaml").write_text(
+        "helm:\n  charts:\n    - path: chart\n      values: [../values.yaml]\n"
+    )
+    assert "outside the repository" in usage_error(finlint(repo, "scan", "."), ".finlint.yaml")
+
+
+def test_a_config_given_on_the_command_line_is_the_users_own(tmp_path: Path) -> None:
+    """--config is the user's: its paths may lead anywhere (here, a usage file beside it)."""
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "usage.yaml").write_text("defaults: {}\n")
+    (mine / "finlint.yaml").write_text("usage_file: usage.yaml\n")
+    repo = repo_with(tmp_path, "region: us-east-1\n")
+    result = finlint(repo, "scan", ".", "--config", str(mine / "finlint.yaml"))
+    assert result.returncode in (0, 1), result.stderr[-2000:]
