@@ -110,7 +110,9 @@ def load_directory(
         if values is None:
             return result
         result.extend(
-            _render(directory, copy, renderer, settings, values, display, options, f"helm:{settings.release}/")
+            _render(
+                directory, copy, renderer, settings, values, display, options, f"helm:{settings.release}/"
+            )
         )
     finally:
         shutil.rmtree(copy.parent, ignore_errors=True)
@@ -166,7 +168,9 @@ def _private_copy(
     except chartcopy.ChartRefused as refused:
         shutil.rmtree(folder, ignore_errors=True)
         shown = renderers.one_line(display(Path(refused.path)), 160)
-        result.notices.append(Notice(where[0], where[1], f"chart not rendered: refused {shown}: {refused.why}"))
+        result.notices.append(
+            Notice(where[0], where[1], f"chart not rendered: refused {shown}: {refused.why}")
+        )
         return None
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
@@ -196,6 +200,8 @@ def _render(
         rendered = renderers.render(renderer, copy, settings.release, values.overrides, settings.values)
         if rendered.failure is not None:
             shown_chart = display(directory / "Chart.yaml")
+            # Helm may name the private copy: show the chart's own folder instead
+            rendered.failure.message = rendered.failure.message.replace(str(copy), display(directory))
             result.notices.append(_failure_notice(directory, rendered.failure, display, shown_chart))
             return result
         for source, text in sorted(rendered.manifests.items()):

@@ -154,7 +154,12 @@ def _child_argv() -> list[str]:
 def _render_sdk(chart: Path, release: str, overrides: dict[str, Any]) -> Rendered:
     from finlint.loaders.helm import render_child
 
-    request = {"chart": str(chart.absolute()), "release": release, "namespace": "default", "values": overrides}
+    request = {
+        "chart": str(chart.absolute()),
+        "release": release,
+        "namespace": "default",
+        "values": overrides,
+    }
     with tempfile.TemporaryDirectory(prefix="finlint-helm-cwd-") as cwd:
         try:
             proc = subprocess.run(
