@@ -189,10 +189,12 @@ def test_terraform_helm_release_renders_with_values_and_set() -> None:
 
 @needs_sdk
 def test_set_block_overrides_the_values(tmp_path: Path) -> None:
+    chart = tmp_path / "gpu-pool"  # inside the scan: a chart outside its roots is refused
+    shutil.copytree(GPU_POOL, chart)
     (tmp_path / "main.tf").write_text(
         'resource "helm_release" "gpu" {\n'
         '  name  = "gpu"\n'
-        f'  chart = "{GPU_POOL}"\n'
+        f'  chart = "{chart}"\n'
         "  values = [yamlencode({ limits = null })]\n"
         "  set {\n"
         '    name  = "capacityType"\n'
@@ -210,7 +212,7 @@ def test_set_block_overrides_the_values(tmp_path: Path) -> None:
 FAKE_HELM = """#!{python}
 import json, sys
 args = sys.argv[1:]
-log = {{"args": args, "stdin": sys.stdin.read() if "-" in args else ""}}
+log = {{"args": args, "stdin": sys.stdin.read() if "--values=-" in args else ""}}
 open({log!r}, "w").write(json.dumps(log))
 if "broken" in " ".join(args):
     sys.stderr.write('Error: execution error at (broken/templates/x.yaml:3:4): boom\\n')
@@ -271,8 +273,10 @@ def test_binary_renderer_runs_helm_template_offline(tmp_path: Path, monkeypatch:
         )
     )
     args = json.loads(log.read_text())["args"]
-    assert args[:3] == ["template", "release-name", str(GPU_POOL)]
-    assert ["--values", str(UNLIMITED)] == args[5:7] and args[-2:] == ["--values", "-"]
+    # flags as --flag=value with absolute paths, then `--` and the release and the chart's
+    # private copy (tests/security/test_helm_safety.py)
+    assert args[:4] == ["template", "--namespace=default", f"--values={UNLIMITED}", "--values=-"]
+    assert args[4:6] == ["--", "release-name"] and Path(args[6]).is_absolute() and len(args) == 7
     assert json.loads(json.loads(log.read_text())["stdin"]) == {"limits": None}
     assert not any(a in args for a in ("--validate", "--dependency-update", "--repo"))
     assert any("helm binary" in n.message for n in result.notices)

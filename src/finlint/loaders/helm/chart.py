@@ -6,18 +6,26 @@ Kubernetes loader, as any manifest) after its lines are moved onto the template 
 it (:mod:`.lines`). A value read from a values file points at the line that set it
 (``extra["value_sources"]``), and every record's address names the release and template. Without
 a renderer the templates are read by the tolerant reader instead.
+
+The chart is untrusted (docs/security.md, docs/limits.md#helm): it is read and rendered only
+from a private copy (:mod:`.chartcopy`) that refuses symlinks out of the scan roots, a values
+file the configuration names must lie inside the roots, and a release name that Helm would not
+accept is refused with a notice and replaced by :data:`DEFAULT_RELEASE`.
 """
 
 from __future__ import annotations
 
 import re
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
 from finlint import loaders, templating
+from finlint.confine import Roots
 from finlint.ir import LoadError, LoadResult, Notice, Record
 from finlint.loaders.base import DocContext
+from finlint.loaders.helm import chartcopy
 from finlint.loaders.helm import lines as line_map
 from finlint.loaders.helm import render as renderers
 from finlint.loaders.helm.values import Values, ValuesSource, merge, read_values
@@ -37,6 +45,27 @@ class ChartSettings:
     values: list[Path] = field(default_factory=list)
     set: dict[str, Any] = field(default_factory=dict)
     release: str = DEFAULT_RELEASE
+    #: values files the repository's configuration names (confined to the roots); the others
+    #: come from ``--helm-values`` on the command line, which is the user's
+    repository_values: list[Path] = field(default_factory=list)
+
+
+def release_name(name: Any, where: tuple[str, int], result: LoadResult) -> str:
+    """``name`` when Helm accepts it as a release name, else a notice at ``where`` and
+    :data:`DEFAULT_RELEASE` (so no repository text ever reaches ``helm`` as a flag)."""
+    if renderers.valid_release(name):
+        return str(name)
+    shown = renderers.one_line(repr(name), 80)
+    result.notices.append(
+        Notice(
+            where[0],
+            where[1],
+            f"release name {shown} refused: Helm release names are lowercase letters, digits, '-' "
+            f"and '.', start and end with a letter or digit, at most {renderers.MAX_RELEASE} "
+            f"characters; rendered as {DEFAULT_RELEASE!r}",
+        )
+    )
+    return DEFAULT_RELEASE
 
 
 def module_directories(dirs: Any) -> set[Path]:
@@ -51,10 +80,9 @@ def settings_for(chart: Path, options: dict[str, Any]) -> ChartSettings:
     here = chart.resolve()
     for entry in options.get("helm_charts") or ():
         if Path(entry.get("path", "")).resolve() == here:
+            named = [Path(p) for p in entry.get("values") or ()]
             found = ChartSettings(
-                [Path(p) for p in entry.get("values") or ()],
-                dict(entry.get("set") or {}),
-                str(entry.get("release") or DEFAULT_RELEASE),
+                list(named), dict(entry.get("set") or {}), str(entry.get("release") or DEFAULT_RELEASE), named
             )
     found.values += [Path(p) for p in options.get("helm_values") or ()]
     return found
@@ -67,18 +95,27 @@ def load_directory(
     result = LoadResult()
     chart_file = directory / "Chart.yaml"
     shown_chart = display(chart_file)
-    meta = _chart_metadata(chart_file, shown_chart, result)
-    if meta is None:
-        return result
-    _remote_dependencies(directory, meta, shown_chart, result)
-    renderer = renderers.choose(options.get("helm_renderer"))
     settings = settings_for(directory, options)
-    values = _values(directory, settings, display, result)
-    if values is None:
+    settings.release = release_name(settings.release, (shown_chart, 1), result)
+    copy = _private_copy(directory, options, display, (shown_chart, 1), result)
+    if copy is None:
         return result
-    result.extend(
-        _render(directory, renderer, settings, values, display, options, f"helm:{settings.release}/")
-    )
+    try:
+        meta = _chart_metadata(copy / "Chart.yaml", shown_chart, result)
+        if meta is None:
+            return result
+        _remote_dependencies(copy, meta, shown_chart, result)
+        renderer = renderers.choose(options.get("helm_renderer"))
+        values = _values(directory, copy, settings, display, options, result)
+        if values is None:
+            return result
+        result.extend(
+            _render(
+                directory, copy, renderer, settings, values, display, options, f"helm:{settings.release}/"
+            )
+        )
+    finally:
+        shutil.rmtree(copy.parent, ignore_errors=True)
     return result
 
 
@@ -89,22 +126,60 @@ def render_release(
     display: Callable[[Path], str],
     options: dict[str, Any],
     prefix: str,
+    where: tuple[str, int] | None = None,
 ) -> LoadResult:
-    """A chart rendered with values given by another tool (a Terraform ``helm_release``)."""
+    """A chart rendered with values given by another tool (a Terraform ``helm_release``);
+    ``where``: the file and line that named the release (for a notice)."""
     result = LoadResult()
-    renderer = renderers.choose(options.get("helm_renderer"))
-    values = _values(directory, ChartSettings(release=release), display, result)
-    if values is None:
+    where = where or (display(directory / "Chart.yaml"), 1)
+    settings = ChartSettings(release=release_name(release, where, result))
+    copy = _private_copy(directory, options, display, where, result)
+    if copy is None:
         return result
-    values.overrides = merge(values.overrides, overrides)
-    result.extend(
-        _render(directory, renderer, ChartSettings(release=release), values, display, options, prefix)
-    )
+    try:
+        renderer = renderers.choose(options.get("helm_renderer"))
+        values = _values(directory, copy, settings, display, options, result)
+        if values is None:
+            return result
+        values.overrides = merge(values.overrides, overrides)
+        result.extend(_render(directory, copy, renderer, settings, values, display, options, prefix))
+    finally:
+        shutil.rmtree(copy.parent, ignore_errors=True)
     return result
+
+
+def roots_of(directory: Path, options: dict[str, Any]) -> Roots:
+    """The scan's roots (``options["roots"]``), or the chart's own folder in a direct call."""
+    roots = options.get("roots")
+    return roots if isinstance(roots, Roots) else Roots.of([directory])
+
+
+def _private_copy(
+    directory: Path,
+    options: dict[str, Any],
+    display: Callable[[Path], str],
+    where: tuple[str, int],
+    result: LoadResult,
+) -> Path | None:
+    """The chart copied into a new private folder (:mod:`.chartcopy`), or None and a notice."""
+    folder = chartcopy.private_folder()
+    try:
+        return chartcopy.copy_chart(directory, roots_of(directory, options), folder)
+    except chartcopy.ChartRefused as refused:
+        shutil.rmtree(folder, ignore_errors=True)
+        shown = renderers.one_line(display(Path(refused.path)), 160)
+        result.notices.append(
+            Notice(where[0], where[1], f"chart not rendered: refused {shown}: {refused.why}")
+        )
+        return None
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
 
 
 def _render(
     directory: Path,
+    copy: Path,
     renderer: str,
     settings: ChartSettings,
     values: Values,
@@ -119,12 +194,14 @@ def _render(
         run[_RUN_KEY] = True
         result.notices.append(Notice(display(directory / "Chart.yaml"), 1, renderers.describe(renderer)))
     if renderer == "tolerant":
-        files = sorted(p for p in directory.glob("**/*") if p.is_file())
-        result.extend(_tolerant(directory, files, display, options))
+        files = sorted(p for p in copy.glob("**/*") if p.is_file())
+        result.extend(_tolerant(directory, copy, files, display, options))
     else:
-        rendered = renderers.render(renderer, directory, settings.release, values.overrides, settings.values)
+        rendered = renderers.render(renderer, copy, settings.release, values.overrides, settings.values)
         if rendered.failure is not None:
             shown_chart = display(directory / "Chart.yaml")
+            # Helm may name the private copy: show the chart's own folder instead
+            rendered.failure.message = rendered.failure.message.replace(str(copy), display(directory))
             result.notices.append(_failure_notice(directory, rendered.failure, display, shown_chart))
             return result
         for source, text in sorted(rendered.manifests.items()):
@@ -132,7 +209,9 @@ def _render(
             if not name.endswith(TEMPLATE_FILES) or name.startswith("_"):  # NOTES.txt, partials
                 continue
             result.extend(
-                load_rendered(directory, source, text, display, options, values, f"{prefix}{source}/")
+                load_rendered(
+                    directory, source, text, display, options, values, f"{prefix}{source}/", read_from=copy
+                )
             )
     chart = str(directory.resolve())
     result.records = [r.with_changes(extra={**r.extra, "helm_chart": chart}) for r in result.records]
@@ -193,16 +272,33 @@ def _remote_dependencies(directory: Path, meta: LineDict, shown: str, result: Lo
 
 
 def _values(
-    directory: Path, settings: ChartSettings, display: Callable[[Path], str], result: LoadResult
+    directory: Path,
+    copy: Path,
+    settings: ChartSettings,
+    display: Callable[[Path], str],
+    options: dict[str, Any],
+    result: LoadResult,
 ) -> Values | None:
     out = Values()
-    defaults = directory / "values.yaml"
+    defaults = copy / "values.yaml"
     if defaults.is_file():
-        data, _ = read_values(defaults, display(defaults))
+        shown_defaults = display(directory / "values.yaml")
+        data, _ = read_values(defaults, shown_defaults)
         if data is not None:  # a broken values.yaml is Helm's to report when rendering
-            out.sources.append(ValuesSource(display(defaults), data))
+            out.sources.append(ValuesSource(shown_defaults, data))
+    roots = roots_of(directory, options)
     for path in settings.values:
         shown = display(path)
+        if path in settings.repository_values and not roots.contains(path):
+            shown = renderers.one_line(shown, 160)
+            result.notices.append(
+                Notice(
+                    display(directory / "Chart.yaml"),
+                    1,
+                    f"chart not rendered: refused values file {shown}: it resolves outside the scanned tree",
+                )
+            )
+            return None
         data, problem = read_values(path, shown)
         if data is None:
             result.notices.append(
@@ -247,15 +343,17 @@ def load_rendered(
     options: dict[str, Any],
     values: Values,
     prefix: str,
+    read_from: Path | None = None,
 ) -> LoadResult:
-    """One template's rendered text -> records on the template's own lines."""
+    """One template's rendered text -> records on the template's own lines (the template is
+    read from ``read_from``, the chart's private copy, when given)."""
     result = LoadResult()
     if not text.strip():
         return result
     template_path = directory / _relative(source)
     shown = display(template_path)
     try:
-        template = template_path.read_text(encoding="utf-8-sig")
+        template = ((read_from or directory) / _relative(source)).read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError):  # a template inside a vendored .tgz: no lines to map to
         template = ""
     analysed = line_map.analyse(template) if template else []
@@ -342,15 +440,16 @@ def _values_origin(
 
 
 def _tolerant(
-    directory: Path, files: list[Path], display: Callable[[Path], str], options: dict[str, Any]
+    directory: Path, copy: Path, files: list[Path], display: Callable[[Path], str], options: dict[str, Any]
 ) -> LoadResult:
-    """No renderer: every template file through the tolerant reader, on its own lines."""
+    """No renderer: every template file (of the private copy) through the tolerant reader, on
+    its own lines."""
     result = LoadResult()
     for path in files:
-        parts = path.relative_to(directory).parts
+        parts = path.relative_to(copy).parts
         if "templates" not in parts or path.name.startswith("_") or not path.name.endswith(TEMPLATE_FILES):
             continue
-        shown = display(path)
+        shown = display(directory.joinpath(*parts))
         try:
             text = path.read_text(encoding="utf-8-sig")
         except (OSError, UnicodeDecodeError) as exc:

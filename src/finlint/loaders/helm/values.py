@@ -46,9 +46,12 @@ class Values:
 
 def read_values(path: Path, display: str) -> tuple[dict[str, Any] | None, str | None]:
     """A values file's mapping (with lines), or why it cannot be used."""
+    from finlint.discovery import DEFAULT_MAX_FILE_BYTES
+    from finlint.untrusted import Unreadable, read_text
+
     try:
-        text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
+        text = read_text(path, DEFAULT_MAX_FILE_BYTES)  # non-blocking, regular files only, bounded
+    except Unreadable as exc:
         return None, f"cannot read values file {display}: {exc}"
     try:
         docs = load_all(text)

@@ -42,7 +42,14 @@ def helm_release(module: Module, decl: Decl, ev: Evaluator, address: str) -> Non
             f"{address}: remote chart {chart}{where} is not downloaded; its templates are not checked",
         )
         return
-    directory = _chart_dir(module, chart)
+    directory, refused = _chart_dir(module, chart)
+    if refused is not None:
+        module.run.notice(
+            shown,
+            chart_attr.line,
+            f"{address}: local chart {chart!r} resolves outside the scanned tree; refused, not rendered",
+        )
+        return
     if directory is None:
         module.run.notice(
             shown,
@@ -56,10 +63,11 @@ def helm_release(module: Module, decl: Decl, ev: Evaluator, address: str) -> Non
         return
     name = ev.value(body.attrs["name"].expr) if "name" in body.attrs else None
     release = name if isinstance(name, str) else decl.block.labels[-1]
+    line = body.attrs["name"].line if "name" in body.attrs else decl.block.line
     from finlint.loaders.helm import chart as helm_chart
 
     loaded = helm_chart.render_release(
-        directory, release, overrides, module.run.display, module.run.options, f"{address}/"
+        directory, release, overrides, module.run.display, module.run.options, f"{address}/", (shown, line)
     )
     module.run.result.errors.extend(loaded.errors)
     module.run.result.notices.extend(loaded.notices)
@@ -69,15 +77,25 @@ def helm_release(module: Module, decl: Decl, ev: Evaluator, address: str) -> Non
         module.run.embedded.append(record.with_changes(extra=extra))
 
 
-def _chart_dir(module: Module, chart: str) -> Path | None:
-    for base in (Path("."), module.run.root, Path(str(module.path("module")))):
+def _chart_dir(module: Module, chart: str) -> tuple[Path | None, Path | None]:
+    """(the chart folder, None); (None, a candidate) when every candidate resolves outside the
+    scan roots (a path outside them is never even probed); (None, None) when none has a Chart.yaml."""
+    from finlint.loaders.helm.chart import roots_of
+
+    roots = roots_of(module.run.root, module.run.options)
+    outside: list[Path] = []
+    bases = (Path("."), module.run.root, Path(str(module.path("module"))))
+    for base in bases:
         p = Path(chart) if Path(chart).is_absolute() else base / chart
+        if not roots.contains(p):
+            outside.append(p)
+            continue
         try:
             if (p / "Chart.yaml").is_file():
-                return p
+                return p, None
         except OSError:
             continue
-    return None
+    return None, (outside[0] if len(outside) == len(bases) else None)
 
 
 def _values(body: h.Body, ev: Evaluator) -> tuple[dict[str, Any], tuple[int, str] | None]:
