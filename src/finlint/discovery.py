@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
-from finlint.confine import Roots
+from finlint.confine import OutsideRoot, Roots
 from finlint.ir import LoadError, Notice
 
 MIB = 1024 * 1024
@@ -171,20 +171,15 @@ def discover(
             return False
         if regular:
             return True
-        if found and not roots.contains(path):  # a symlink out of the tree: never read
-            out.append(
-                Notice(
-                    display_path(path, display_root),
-                    1,
-                    "skipped: a symlink to a file outside the scanned tree (docs/security.md)",
-                )
-            )
-            return False
         try:
             mode = path.stat().st_mode
         except OSError:
             return True  # a dangling link or a loop: read_text says why
         if stat.S_ISREG(mode):
+            if found and not roots.contains(path):  # a symlink out of the tree: never read
+                shown = display_path(path, display_root)  # said as every reader says it
+                out.append(Notice(shown, 1, str(OutsideRoot(shown))))
+                return False
             return True
         what = (
             "a FIFO"

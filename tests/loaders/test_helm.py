@@ -346,13 +346,15 @@ def test_align_maps_range_repeats_and_producer_blocks() -> None:
         ("helm:\n  render: sdk\n", "unknown key 'render'"),
         ("helm:\n  renderer: magic\n", "expected one of"),
         ("helm:\n  charts:\n    - path: nowhere\n", "no Chart.yaml"),
-        (f"helm:\n  charts:\n    - path: {GPU_POOL}\n      values: [missing.yaml]\n", "no such file"),
-        (f"helm:\n  charts:\n    - path: {GPU_POOL}\n      sett: {{}}\n", "unknown key 'sett'"),
+        ("helm:\n  charts:\n    - path: gpu-pool\n      values: [missing.yaml]\n", "no such file"),
+        ("helm:\n  charts:\n    - path: gpu-pool\n      sett: {}\n", "unknown key 'sett'"),
+        (f"helm:\n  charts:\n    - path: {GPU_POOL}\n", "resolves outside the repository"),
     ],
 )
 def test_helm_config_is_validated_with_lines(tmp_path: Path, body: str, message: str) -> None:
     from finlint.config import ConfigError, load_config
 
+    shutil.copytree(GPU_POOL, tmp_path / "gpu-pool")  # a repository's config names its own charts
     path = tmp_path / ".finlint.yaml"
     path.write_text("select: [FIN301]\n" + body)
     with pytest.raises(ConfigError) as info:

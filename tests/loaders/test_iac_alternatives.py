@@ -14,7 +14,8 @@ from finlint import ir
 from finlint.ir import Alternatives, Unknown
 from finlint.loaders.terraform import hcl as h
 from finlint.loaders.terraform import loader as tf
-from finlint.loaders.terraform.eval import Evaluator, binary
+from finlint.loaders.terraform.eval import Evaluator
+from finlint.loaders.terraform.functions import binary
 from finlint.loaders.terraform.items import as_str_tuple, times
 from finlint.yamlload import LineDict
 

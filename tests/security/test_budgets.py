@@ -201,3 +201,47 @@ def test_nested_fn_sub_is_budgeted(tmp_path: Path) -> None:
     assert "FIN302" in {f["rule_id"] for f in report["findings"] if f["file"].endswith("t.json")}
     (note,) = [n["message"] for n in report["notices"] if n["file"].endswith("t.json")]
     assert "too large to evaluate" in note
+
+
+NOTEBOOK_TF = """resource "aws_sagemaker_notebook_instance" "nb" {{
+  name          = {name}
+  role_arn      = "arn:aws:iam::111122223333:role/r"
+  instance_type = "ml.p5.48xlarge"
+}}
+"""
+
+
+@pytest.mark.parametrize(
+    ("prelude", "name", "said"),
+    [
+        (  # sixty doubling locals: 2 GB before
+            'locals {\n  l0 = "x"\n'
+            + "".join(f'  l{i} = "${{local.l{i - 1}}}${{local.l{i - 1}}}"\n' for i in range(1, 61))
+            + "}\n",
+            "local.l60",
+            "over 65,536 characters",
+        ),
+        ("", 'format("%1999999999s", "x")', "format(): a width or precision"),  # 2 GB before
+        ("", 'format("%*s", 1999999999, "x")', "format(): a width or precision"),
+        (  # 120 items squared: a list past the budget
+            "locals {\n  l = [" + ", ".join(str(i) for i in range(120)) + "]\n"
+            '  big = flatten([for i in local.l : [for j in local.l : "${i}-${j}"]])\n}\n',
+            "length(local.big)",
+            "over 10,000 items",
+        ),
+        (  # six nested for over 30 items: 7e8 values, a hang before
+            "locals {\n  l = [" + ", ".join(str(i) for i in range(30)) + "]\n"
+            "  deep = [for a in local.l : [for b in local.l : [for c in local.l : [for d in local.l : "
+            '[for e in local.l : [for f in local.l : "${a}${f}"]]]]]]\n}\n',
+            "length(local.deep)",
+            "over 100,000 steps",
+        ),
+    ],
+    ids=["doubling-locals", "format-width", "format-star", "squared-for", "nested-for"],
+)
+def test_terraform_evaluation_is_budgeted(tmp_path: Path, prelude: str, name: str, said: str) -> None:
+    (tmp_path / "main.tf").write_text(prelude + NOTEBOOK_TF.format(name=name))
+    report = scan_bounded(tmp_path)
+    assert "FIN302" in {f["rule_id"] for f in report["findings"]}  # the notebook is still read
+    notes = [n["message"] for n in report["notices"] if n["file"].endswith("main.tf")]
+    assert len(notes) == 1 and said in notes[0], notes

@@ -72,7 +72,7 @@ def test_a_symlinked_file_leading_out_of_the_tree_is_not_read(tmp_path: Path, na
     (tree / name).symlink_to(secret)
     report = _scan_json(tree)
     assert "TOKEN-8c1f" not in report
-    assert "a symlink to a file outside the scanned tree" in report
+    assert "outside the scanned tree" in report
 
 
 def test_a_symlink_inside_the_tree_is_read(tmp_path: Path) -> None:

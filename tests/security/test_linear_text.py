@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tests.security.test_budgets import deadline
 
-from finlint import templating
+from finlint import template_text
 from finlint.loaders.kubernetes.workloads import checkpoint_flag_paths
 from finlint.scan import ScanOptions, lint
 
@@ -35,16 +35,16 @@ FLAG_TEXT = st.lists(
 @settings(max_examples=3000, deadline=None)
 @given(TEMPLATE_TEXT)
 def test_tag_spans_are_the_old_patterns(text: str) -> None:
-    assert templating._Tags.spans(text) == [m.span() for m in OLD_TAG.finditer(text)]
+    assert template_text.Tags.spans(text) == [m.span() for m in OLD_TAG.finditer(text)]
 
 
 @settings(max_examples=3000, deadline=None)
 @given(KEY_TEXT)
 def test_keys_are_the_old_patterns(text: str) -> None:
     old = OLD_KEY.match(text)
-    assert templating._key_match(text) == ((old.group(1), old.group(2), old.group(4)) if old else None)
+    assert template_text.key_match(text) == ((old.group(1), old.group(2), old.group(4)) if old else None)
     head = OLD_HEAD.match(text)
-    assert templating._head_key(text) == (head.group(2) if head else "")
+    assert template_text.head_key(text) == (head.group(2) if head else "")
 
 
 @settings(max_examples=3000, deadline=None)

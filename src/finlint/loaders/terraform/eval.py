@@ -13,13 +13,23 @@ their lines, so an embedded Kubernetes manifest keeps the lines of the .tf file.
 
 from __future__ import annotations
 
-import base64
-import json
-import math
-from typing import Any, Callable, Protocol
+from typing import Any, Protocol
 
 from finlint.ir import Alternatives, Unknown, alternatives, plain_unknown
 from finlint.loaders.terraform import hcl as h
+from finlint.loaders.terraform.functions import (  # the values, operators and functions
+    _UNKNOWN_AWARE,
+    _WIDTH,
+    FUNCTIONS,
+    MAX_ITEMS,
+    MAX_TEXT,
+    TOO_LARGE,
+    _fmt_number,
+    _to_bool,
+    _to_number,
+    binary,
+    to_string,
+)
 from finlint.loaders.terraform.options import EvalError as EvalError
 from finlint.loaders.terraform.options import contains_unknown as contains_unknown
 from finlint.loaders.terraform.options import demote as demote
@@ -27,6 +37,12 @@ from finlint.loaders.terraform.options import is_option, lift
 from finlint.yamlload import LineDict, LineList
 
 MAX_DEPTH = 64
+#: Expression nodes one evaluation may visit (six nested ``for`` over 30 items: 7e8 of them).
+MAX_STEPS = 100_000
+
+
+class _OverBudget(EvalError):
+    """One evaluation visited more than :data:`MAX_STEPS` expression nodes."""
 
 
 class Scope(Protocol):
@@ -45,6 +61,10 @@ class Scope(Protocol):
         the scan's roots: then a notice at ``file``:``line`` names it)."""
         ...
 
+    def notice(self, file: str, line: int, message: str) -> None:
+        """Say ``message`` once (an evaluation over budget)."""
+        ...
+
 
 def is_unknown(value: Any) -> bool:
     return isinstance(value, Unknown)
@@ -54,17 +74,23 @@ class Evaluator:
     """Evaluates expressions against a :class:`Scope` plus local names (``each``, iterators)."""
 
     def __init__(
-        self, scope: Scope, names: dict[str, Any] | None = None, depth: int = 0, file: str | None = None
+        self,
+        scope: Scope,
+        names: dict[str, Any] | None = None,
+        depth: int = 0,
+        file: str | None = None,
+        steps: list[int] | None = None,
     ) -> None:
         self.scope = scope
         self.names = names or {}
         self.depth = depth
         self.file = file  # the display path of the .tf file being evaluated (for notices)
+        self.steps = steps if steps is not None else [0]  # shared with children (MAX_STEPS)
 
     def child(self, **names: Any) -> Evaluator:
         merged = dict(self.names)
         merged.update(names)
-        return Evaluator(self.scope, merged, self.depth + 1, self.file)
+        return Evaluator(self.scope, merged, self.depth + 1, self.file, self.steps)
 
     # -- entry points ---------------------------------------------------------------------
 
@@ -72,6 +98,12 @@ class Evaluator:
         """The value of ``expr``; an EvalError becomes Unknown (the resource still loads)."""
         try:
             return self.eval(expr)
+        except _OverBudget:
+            message = (
+                f"an expression {TOO_LARGE} (over {MAX_STEPS:,} steps); values built from it are unknown"
+            )
+            self.scope.notice(self.file or "", getattr(expr, "line", 1) or 1, message)
+            return Unknown(f"{TOO_LARGE} (over {MAX_STEPS:,} steps)")
         except EvalError as exc:
             return Unknown(f"invalid expression: {exc}")
         except RecursionError:
@@ -80,10 +112,13 @@ class Evaluator:
     def eval(self, expr: h.Expr) -> Any:  # noqa: C901 - one dispatch over node types
         if self.depth > MAX_DEPTH:
             return Unknown("expression nested too deeply")
+        self.steps[0] += 1
+        if self.steps[0] > MAX_STEPS:
+            raise _OverBudget(TOO_LARGE)
         if isinstance(expr, h.Lit):
             return expr.value
         if isinstance(expr, h.Template):
-            return self.template(expr)
+            return self.bounded(self.template(expr), expr)
         if isinstance(expr, h.TupleExpr):
             out = LineList(self.eval(i) for i in expr.items)
             out.line, out.end_line = expr.line, expr.end_line
@@ -111,17 +146,43 @@ class Evaluator:
         if isinstance(expr, h.Cond):
             return self.conditional(expr)
         if isinstance(expr, h.BinOp):
-            return binary(expr.op, self.eval(expr.left), self.eval(expr.right))
+            return self.bounded(binary(expr.op, self.eval(expr.left), self.eval(expr.right)), expr)
         if isinstance(expr, h.UnOp):
             operand = self.eval(expr.operand)
             if expr.op == "!":
                 return lift(lambda x: not _to_bool(x), operand)
             return lift(lambda x: -_to_number(x), operand)
         if isinstance(expr, h.Call):
-            return self.call(expr)
+            return self.bounded(self.call(expr), expr)
         if isinstance(expr, h.ForExpr):
-            return self.for_expr(expr)
+            return self.bounded(self.for_expr(expr), expr)
         return Unknown(getattr(expr, "reason", "unsupported expression"))
+
+    def bounded(self, value: Any, expr: h.Expr) -> Any:
+        """``value``, or Unknown (and one notice per file) past :data:`MAX_TEXT` characters or
+        :data:`MAX_ITEMS` items."""
+        if (
+            isinstance(value, Unknown)
+            and isinstance(expr, h.Call)
+            and (value.reason or "").startswith(_WIDTH)
+        ):
+            line = getattr(expr, "line", 1) or 1
+            self.scope.notice(
+                self.file or "", line, f"{expr.name}(): {value.reason}; values built from it are unknown"
+            )
+            return value
+        if isinstance(value, str):
+            size, limit, what = len(value), MAX_TEXT, "characters"
+        elif isinstance(value, (list, dict)):
+            size, limit, what = len(value), MAX_ITEMS, "items"
+        else:
+            return value
+        if size <= limit:
+            return value
+        message = f"an expression {TOO_LARGE} (over {limit:,} {what}); values built from it are unknown"
+        line = getattr(expr, "line", 1) or 1
+        self.scope.notice(self.file or "", line, message)
+        return Unknown(f"{TOO_LARGE} (over {limit:,} {what})")
 
     # -- pieces ---------------------------------------------------------------------------
 
@@ -325,272 +386,3 @@ def index(value: Any, key: Any) -> Any:
     if value is None:
         raise EvalError("attribute of null")
     raise EvalError(f"cannot index a {type(value).__name__}")
-
-
-def _fmt_number(n: float) -> str:
-    if isinstance(n, float) and n.is_integer():
-        return str(int(n))
-    return str(n)
-
-
-def to_string(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return _fmt_number(value)
-    if isinstance(value, str):
-        return value
-    if value is None:
-        raise EvalError("null in a string template")
-    raise EvalError(f"a {type(value).__name__} in a string template")
-
-
-def _to_number(value: Any) -> int | float:
-    if isinstance(value, bool):
-        raise EvalError("bool used as a number")
-    if isinstance(value, (int, float)):
-        return value
-    if isinstance(value, str):
-        try:
-            return int(value)
-        except ValueError:
-            try:
-                return float(value)
-            except ValueError:
-                raise EvalError(f"{value!r} is not a number") from None
-    raise EvalError("not a number")
-
-
-def _to_bool(value: Any) -> bool:
-    if isinstance(value, bool):
-        return value
-    if value in ("true", "false"):
-        return bool(value == "true")
-    raise EvalError(f"{value!r} is not a bool")
-
-
-def _normal(n: int | float) -> int | float:
-    return int(n) if isinstance(n, float) and n.is_integer() else n
-
-
-def binary(op: str, a: Any, b: Any) -> Any:
-    """``a op b``; over :class:`~finlint.ir.Alternatives` option by option, so ``(var.big ? 8 :
-    1) * 2`` is 16 or 2, never 8 or 1; with a plain Unknown operand a plain Unknown."""
-    if op in ("&&", "||"):
-        # short-circuit on a known deciding side, as Terraform refines unknowns
-        for x in (a, b):
-            if not isinstance(x, Unknown) and _to_bool(x) == (op == "||"):
-                return op == "||"
-    unknowns = [x for x in (a, b) if isinstance(x, Unknown)]
-    if not unknowns:
-        return _known_binary(op, a, b)
-    if all(isinstance(x, Alternatives) for x in unknowns):
-        return lift(lambda x, y: _known_binary(op, x, y), a, b)
-    return plain_unknown(unknowns[0])
-
-
-def _known_binary(op: str, a: Any, b: Any) -> Any:
-    if op in ("&&", "||"):
-        return _to_bool(a) and _to_bool(b) if op == "&&" else _to_bool(a) or _to_bool(b)
-    if op == "==":
-        return _equal(a, b)
-    if op == "!=":
-        return not _equal(a, b)
-    x, y = _to_number(a), _to_number(b)
-    if op == "+":
-        return _normal(x + y)
-    if op == "-":
-        return _normal(x - y)
-    if op == "*":
-        return _normal(x * y)
-    if op == "/":
-        if y == 0:
-            raise EvalError("division by zero")
-        return _normal(x / y)
-    if op == "%":
-        if y == 0:
-            raise EvalError("division by zero")
-        return _normal(x % y)
-    if op == "<":
-        return x < y
-    if op == ">":
-        return x > y
-    if op == "<=":
-        return x <= y
-    if op == ">=":
-        return x >= y
-    raise EvalError(f"operator {op}")
-
-
-def _equal(a: Any, b: Any) -> bool:
-    if isinstance(a, bool) != isinstance(b, bool):
-        return False
-    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
-        return bool(a == b)
-    return type(a) is type(b) and a == b or (isinstance(a, dict) and isinstance(b, dict) and a == b)
-
-
-# --- functions -----------------------------------------------------------------------------
-
-
-def _lookup(m: Any, key: Any, *default: Any) -> Any:
-    if not isinstance(m, dict):
-        raise EvalError("lookup() of a non-map")
-    if key in m:
-        return m[key]
-    if default:
-        return default[0]
-    raise EvalError(f"lookup(): no key {key!r}")
-
-
-def _merge(*maps: Any) -> Any:
-    out: dict[str, Any] = {}
-    for m in maps:
-        if isinstance(m, Unknown):
-            return Unknown("merge() of an unknown map")
-        if m is None:
-            continue
-        if not isinstance(m, dict):
-            raise EvalError("merge() of a non-map")
-        out.update(m)
-    return out
-
-
-def _concat(*lists: Any) -> Any:
-    out: list[Any] = []
-    for lst in lists:
-        if not isinstance(lst, list):
-            raise EvalError("concat() of a non-list")
-        out.extend(lst)
-    return out
-
-
-def _coalesce(*args: Any) -> Any:
-    for a in args:
-        if isinstance(a, Unknown):
-            return a
-        if a is not None and a != "":
-            return a
-    raise EvalError("coalesce(): no non-null argument")
-
-
-def _toset(value: Any) -> Any:
-    if not isinstance(value, list):
-        raise EvalError("toset() of a non-list")
-    if contains_unknown(value):
-        return Unknown("set with unknown elements")
-    seen: list[Any] = []
-    for v in value:
-        if v not in seen:
-            seen.append(v)
-    try:
-        return sorted(seen, key=lambda v: (str(type(v)), v))
-    except TypeError:
-        return seen
-
-
-def _jsonencode(value: Any) -> Any:
-    if contains_unknown(value):
-        return Unknown("jsonencode() of unknown values")
-    return json.dumps(value, separators=(",", ":"))
-
-
-def _decode(text: Any, is_json: bool) -> Any:
-    from finlint.yamlload import YamlLoadError, load_all
-
-    if not isinstance(text, str):
-        raise EvalError("decode of a non-string")
-    try:
-        docs = load_all(text, is_json=is_json)
-    except YamlLoadError as exc:
-        raise EvalError(exc.message) from None
-    return docs[0] if docs else None
-
-
-def _length(value: Any) -> Any:
-    if isinstance(value, (list, dict, str)):
-        return len(value)
-    raise EvalError("length() of a scalar")
-
-
-def _format(fmt: Any, *args: Any) -> Any:
-    if not isinstance(fmt, str):
-        raise EvalError("format()")
-    py = fmt.replace("%v", "%s").replace("%q", '"%s"')
-    try:
-        return py % tuple(
-            to_string(a) if not isinstance(a, (int, float)) or "%d" not in py else a for a in args
-        )
-    except (TypeError, ValueError) as exc:
-        raise EvalError(f"format(): {exc}") from None
-
-
-def _contains(lst: Any, value: Any) -> Any:
-    if not isinstance(lst, list):
-        raise EvalError("contains() of a non-list")
-    if value in lst:
-        return True
-    return Unknown("contains() over unknown elements") if contains_unknown(lst) else False
-
-
-def _flatten(lst: Any) -> Any:
-    if not isinstance(lst, list):
-        raise EvalError("flatten() of a non-list")
-    out: list[Any] = []
-    for v in lst:
-        if isinstance(v, Unknown):
-            return v
-        out.extend(_flatten(v) if isinstance(v, list) else [v])
-    return out
-
-
-def _element(lst: Any, i: Any) -> Any:
-    if not isinstance(lst, list) or not lst:
-        raise EvalError("element() of an empty or non-list")
-    return lst[int(_to_number(i)) % len(lst)]
-
-
-FUNCTIONS: dict[str, Callable[..., Any]] = {
-    "lookup": _lookup,
-    "merge": _merge,
-    "concat": _concat,
-    "coalesce": _coalesce,
-    "coalescelist": lambda *ls: next((x for x in ls if x), []),
-    "tolist": lambda v: list(v) if isinstance(v, list) else _raise("tolist()"),
-    "toset": _toset,
-    "tomap": lambda v: v if isinstance(v, dict) else _raise("tomap()"),
-    "tostring": lambda v: to_string(v) if v is not None else None,
-    "tonumber": lambda v: _to_number(v) if v is not None else None,
-    "tobool": lambda v: _to_bool(v) if v is not None else None,
-    "jsonencode": _jsonencode,
-    "base64encode": lambda s: base64.b64encode(to_string(s).encode("utf-8")).decode("ascii"),
-    "jsondecode": lambda s: _decode(s, True),
-    "yamldecode": lambda s: _decode(s, False),
-    "length": _length,
-    "upper": lambda s: str(s).upper(),
-    "lower": lambda s: str(s).lower(),
-    "title": lambda s: str(s).title(),
-    "trimspace": lambda s: str(s).strip(),
-    "format": _format,
-    "join": lambda sep, lst: str(sep).join(to_string(x) for x in lst),
-    "split": lambda sep, s: str(s).split(str(sep)),
-    "replace": lambda s, a, b: str(s).replace(str(a), str(b)),
-    "element": _element,
-    "keys": lambda m: sorted(m) if isinstance(m, dict) else _raise("keys()"),
-    "values": lambda m: [m[k] for k in sorted(m)] if isinstance(m, dict) else _raise("values()"),
-    "contains": _contains,
-    "flatten": _flatten,
-    "distinct": lambda lst: [v for i, v in enumerate(lst) if v not in lst[:i]],
-    "compact": lambda lst: [v for v in lst if v not in (None, "")],
-    "min": lambda *xs: _normal(min(_to_number(x) for x in xs)),
-    "max": lambda *xs: _normal(max(_to_number(x) for x in xs)),
-    "ceil": lambda x: math.ceil(_to_number(x)),
-    "floor": lambda x: math.floor(_to_number(x)),
-    "abs": lambda x: abs(_to_number(x)),
-}
-#: Functions that look inside their (possibly partly unknown) arguments themselves.
-_UNKNOWN_AWARE = {"coalesce"}
-
-
-def _raise(what: str) -> Any:
-    raise EvalError(f"{what} of the wrong type")

@@ -16,7 +16,7 @@ from finlint.loaders.terraform import hcl as h
 from finlint.loaders.terraform import mapping as m
 from finlint.loaders.terraform import registry_modules, types
 from finlint.loaders.terraform.embedded import EMBEDDED
-from finlint.loaders.terraform.eval import EvalError, Evaluator, to_string
+from finlint.loaders.terraform.eval import EvalError, Evaluator
 from finlint.loaders.terraform.files import (
     FORMAT,
     MAX_INSTANCES,
@@ -28,6 +28,7 @@ from finlint.loaders.terraform.files import (
     TfFile,
     parse_files,
 )
+from finlint.loaders.terraform.functions import to_string
 from finlint.loaders.terraform.tfvars import ConstScope
 from finlint.loaders.terraform.values import body_refs, body_values
 
@@ -199,6 +200,9 @@ class Module:
             return p if p.is_file() else None
         except (OSError, ValueError):
             return None
+
+    def notice(self, file: str, line: int, message: str) -> None:
+        self.run.notice(file or self.run.shown(self.directory), line, message)
 
     def read_file(self, path: str, file: str | None = None, line: int = 1) -> str | None:
         """The text ``file(path)`` reads, or None; a path that resolves (symlinks too) outside

@@ -54,6 +54,9 @@ class ConstScope:
     def read_file(self, path: str, file: str | None = None, line: int = 1) -> str | None:
         return None
 
+    def notice(self, file: str, line: int, message: str) -> None:
+        return None  # literals only: nothing can grow past the budget
+
 
 def tfvars_file(run: Run, path: Path) -> dict[str, Any]:
     text = read_file(run, path)
