@@ -241,7 +241,133 @@ def gen_mutation(rng: random.Random) -> Case:
     return {path.name: bytes(data)}
 
 
-GENERATORS = [gen_cfn, gen_tf, gen_k8s, gen_sdk, gen_api, gen_mutation, gen_mutation]
+#: what a case's files may try to read from outside the scanned tree: its content must never
+#: reach a report (run_case writes it beside the tree and checks every output for it); shaped
+#: like an instance type, so that a read that did happen would surface in a finding
+CANARY = "ml.canary-7f3a-outside.xlarge"
+_B64_CANARY = __import__("base64").b64encode(CANARY.encode()).decode()[:20]
+OUTSIDE_NAMES = ["../canary.txt", "/proc/self/environ", "../../etc/passwd", "${path.module}/../canary.txt"]
+
+
+def gen_cfn_eval(rng: random.Random) -> Case:
+    """Nested intrinsic functions: doubling Fn::Sub, deep Fn::Join / Fn::If / Fn::FindInMap."""
+    value: Any = {"Fn::Sub": rng.choice(["ml.p5.48xlarge", "${AWS::Region}", _s(rng)])}
+    for _ in range(rng.randint(1, 45)):
+        kind = rng.choice(["sub2", "join", "if", "select"])
+        if kind == "sub2":
+            value = {"Fn::Sub": ["${a}${a}", {"a": value}]}
+        elif kind == "join":
+            value = {"Fn::Join": ["", [value, value]]}
+        elif kind == "if":
+            value = {"Fn::If": ["C", value, {"Ref": "AWS::NoValue"}]}
+        else:
+            value = {"Fn::Select": [0, [value]]}
+    template = {
+        "AWSTemplateFormatVersion": "2010-09-09",
+        "Conditions": {"C": {"Fn::Equals": ["a", "b"]}},
+        "Resources": {
+            "Nb": {
+                "Type": "AWS::SageMaker::NotebookInstance",
+                "Properties": {"InstanceType": value, "RoleArn": "r", "NotebookInstanceName": value},
+            }
+        },
+    }
+    return {"t.json": json.dumps(template).encode()}
+
+
+def gen_tf_eval(rng: random.Random) -> Case:
+    """Budgets and confinement of the Terraform evaluator: doubling locals, nested for, huge
+    format widths, file functions naming paths outside the tree (a symlink among them)."""
+    items = ", ".join(str(i) for i in range(rng.randint(1, 60)))
+    lines = ["locals {", '  l0 = "x"', f"  xs = [{items}]"]
+    n = rng.randint(1, 64)
+    for i in range(1, n):
+        prev = f"local.l{i - 1}"
+        lines.append(
+            "  l{} = {}".format(
+                i,
+                rng.choice(
+                    [
+                        f'"${{{prev}}}${{{prev}}}"',
+                        f'format("%{rng.choice(["", "9", "99999", "1999999999", "*"])}s", {prev})',
+                        f"[for a in local.xs : [for b in local.xs : {prev}]]",
+                        f'join(",", [for a in local.xs : "${{{prev}}}"])',
+                        f'replace({prev}, "x", "xxxxxxxx")',
+                        f'file("{rng.choice(OUTSIDE_NAMES)}")',
+                        f'base64encode(file("{rng.choice(OUTSIDE_NAMES)}"))',
+                        f'filebase64("{rng.choice(OUTSIDE_NAMES)}")',
+                        f'templatefile("{rng.choice(OUTSIDE_NAMES)}", {{}})',
+                        'file("link.txt")',
+                    ]
+                ),
+            )
+        )
+    lines += [
+        "}",
+        'resource "aws_sagemaker_notebook_instance" "n" {',
+        f"  name          = local.l{rng.randint(0, n - 1)}",
+        '  role_arn      = "r"',
+        '  instance_type = "ml.p5.48xlarge"',
+        "}",
+    ]
+    source = rng.choice(["../..", "/etc", "./m", "../outside"])
+    lines.append(f'module "m" {{\n  source = "{source}"\n}}')
+    return {"main.tf": "\n".join(lines).encode(), "@link:link.txt": b"../canary.txt"}
+
+
+def gen_sdk_eval(rng: random.Random) -> Case:
+    """String folding in SDK launchers: doubling f-strings and +, padding format specs, joins."""
+    start = rng.choice(['os.environ["X"]', repr("x"), repr(_s(rng))])
+    lines = ["import os", "from sagemaker.pytorch import PyTorch", f"a = {start}"]
+    for _ in range(rng.randint(1, 50)):
+        lines.append(
+            rng.choice(
+                [
+                    "a = f'{a}{a}'",
+                    "a = a + a",
+                    f"a = '{{:>{rng.choice(['9', '99999', '1999999999'])}}}'.format(a)",
+                    "a = '/'.join([a, a, a])",
+                    f"a = a * {rng.choice(['2', '100000', '10**9'])}",
+                    f"a = '%{rng.choice(['9', '1999999999'])}s' % a",
+                ]
+            )
+        )
+    lines.append(
+        "PyTorch(entry_point='t.py', role='r', instance_type='ml.p5.48xlarge', instance_count=1, "
+        "base_job_name=a).fit()"
+    )
+    return {"launch.py": "\n".join(lines).encode()}
+
+
+def gen_template(rng: random.Random) -> Case:
+    """Templated YAML the tolerant reader masks: unclosed tags, long lines, templated keys."""
+    head = "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: p\n"
+    body = rng.choice(
+        [
+            "  note: " + "{{ " * rng.randint(1, 70_000),
+            "a" + " " * rng.randint(1, 200_000) + "{{ .Values.x }}",
+            "{{ if .x }}\n" * rng.randint(1, 300),
+            "- " * rng.randint(1, 50_000) + "k: {{ v }}",
+            "  k: [" + ", ".join("{{ x }}" for _ in range(rng.randint(1, 20_000))) + "]",
+            '  args: ["' + "-" * rng.randint(1, 150_000) + 'ckpt=/x"]',
+        ]
+    )
+    return {"t.yaml": (head + body + "\n").encode()}
+
+
+GENERATORS = [
+    gen_cfn,
+    gen_tf,
+    gen_k8s,
+    gen_sdk,
+    gen_api,
+    gen_mutation,
+    gen_mutation,
+    gen_cfn_eval,
+    gen_tf_eval,
+    gen_sdk_eval,
+    gen_template,
+]
 
 
 def generate(seed: int, index: int) -> Case:
@@ -303,8 +429,13 @@ def run_case(case: Case) -> tuple[str, str] | None:
     from finlint.scan import ScanOptions, lint
 
     with tempfile.TemporaryDirectory(prefix="finlint-fuzz-") as tmp:
-        root = Path(tmp)
+        (Path(tmp) / "canary.txt").write_text(CANARY)  # beside the tree: never to be read
+        root = Path(tmp) / "tree"
+        root.mkdir()
         for name, data in case.items():
+            if name.startswith("@link:"):  # a symlink the case plants: name -> target
+                (root / name[len("@link:") :]).symlink_to(data.decode())
+                continue
             target = root / name
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(data)
@@ -320,6 +451,8 @@ def run_case(case: Case) -> tuple[str, str] | None:
         except Exception as exc:  # noqa: BLE001 - the point is to catch every escape
             return "traceback", _describe(exc)
     for fmt, text in outputs.items():
+        if "canary-7f3a" in text or _B64_CANARY in text:
+            return "leak", f"{fmt}: a file outside the tree reached the report"
         if reason := check_output(fmt, text):
             return "invalid", f"{fmt}: {reason}"
     return None
@@ -444,7 +577,7 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"\n{'class':12} failures   ({args.cases} cases, seed {args.seed}, {time.monotonic() - started:.0f} s)"
     )
-    for klass in ["traceback", "hang", "memory", "invalid"]:
+    for klass in ["traceback", "hang", "memory", "invalid", "leak"]:
         print(f"{klass:12} {len(failures.get(klass, []))}")
     return 1 if failures else 0
 
