@@ -9,7 +9,7 @@ placeholder) is an :class:`Unknown`, never a guess: the engine never fires a rul
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields, replace
-from typing import Any, ClassVar, Mapping, TypeVar, Union
+from typing import Any, ClassVar, Iterable, Mapping, TypeVar, Union
 
 
 class Unknown:
@@ -147,6 +147,24 @@ class Suppression:
     rule: str  # code (FIN301) or slug
     reason: str
     line: int
+
+
+#: A resource's metadata or annotations suppress at most this many rules; a rule named again
+#: counts once (``finlint.suppressions.MAX_RULES`` is the same cap for comments).
+MAX_SUPPRESSIONS = 100
+
+
+def distinct_suppressions(found: Iterable[Suppression]) -> tuple[Suppression, ...]:
+    """``found`` with each rule once (any case, the first kept), at most :data:`MAX_SUPPRESSIONS`
+    (an annotation naming a rule 20,000 times made 20,000 findings)."""
+    seen: dict[str, Suppression] = {}
+    for item in found:
+        key = item.rule.strip().lower()
+        if key not in seen:
+            seen[key] = item
+            if len(seen) == MAX_SUPPRESSIONS:
+                break
+    return tuple(seen.values())
 
 
 #: Where a training job was launched from (TrainingJob.launcher).

@@ -276,6 +276,16 @@ def test_scan_step_writes_annotations_summary_and_outputs(runner: Runner) -> Non
     assert gate.returncode == 1 and "found costly configuration" in gate.stdout
 
 
+def test_a_path_input_is_never_an_option(runner: Runner) -> None:
+    """A file named `--exclude=*.json` among the paths is a path, not an option that would hide
+    infra/job.json: the finding is still reported."""
+    (runner.workspace / "--exclude=*.json").write_text("{}\n", encoding="utf-8")
+    runner.inputs["paths"] = "--exclude=*.json infra"
+    proc = runner.run("Run finlint")
+    assert proc.returncode == 0, proc.stderr
+    assert runner.outputs["exit-code"] == "1" and runner.outputs["findings"] == "1"
+
+
 def test_scan_step_with_baseline_file_and_thresholds(runner: Runner) -> None:
     subprocess.run(
         [

@@ -455,3 +455,38 @@ def test_a_config_given_on_the_command_line_is_the_users_own(tmp_path: Path) -> 
     repo = repo_with(tmp_path, "region: us-east-1\n")
     result = finlint(repo, "scan", ".", "--config", str(mine / "finlint.yaml"))
     assert result.returncode in (0, 1), result.stderr[-2000:]
+
+
+def test_resource_suppressions_name_each_rule_once_and_at_most_100(tmp_path: Path) -> None:
+    """A Kubernetes annotation or CloudFormation Metadata naming rules 20,000 times: each rule
+    once, at most 100 rules (it was one suppression, and one FIN901, per mention)."""
+    from finlint.ir import MAX_SUPPRESSIONS
+    from finlint.scan import ScanOptions, lint
+
+    names = ", ".join(["FIN301"] * 20_000 + [f"FIN{n}" for n in range(1000, 1300)])
+    (tmp_path / "pool.yaml").write_text(
+        "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: p\n"
+        f'  annotations:\n    finlint.io/ignore: "{names}: accepted"\n'
+        "spec:\n  template:\n    spec:\n      requirements: []\n      nodeClassRef: {name: x}\n"
+    )
+    ignores = [{"id": "FIN302", "reason": "r"}] * 20_000 + [
+        {"id": f"FIN{n}", "reason": "r"} for n in range(300)
+    ]
+    template = {
+        "AWSTemplateFormatVersion": "2010-09-09",
+        "Resources": {
+            "Nb": {
+                "Type": "AWS::SageMaker::NotebookInstance",
+                "Metadata": {"finlint": {"ignore": ignores}},
+                "Properties": {"InstanceType": "ml.p5.48xlarge", "RoleArn": "r"},
+            }
+        },
+    }
+    (tmp_path / "t.json").write_text(json.dumps(template))
+    result = lint(ScanOptions(paths=[tmp_path]))
+    capped = {Path(r.location.file).name for r in result.records if len(r.suppressions) == MAX_SUPPRESSIONS}
+    assert capped == {"pool.yaml", "t.json"}  # both loaders read them, and capped them
+    for record in result.records:
+        rules = [s.rule for s in record.suppressions]
+        assert len(rules) == len(set(rules)) <= MAX_SUPPRESSIONS, record.address
+    assert sum(1 for f in result.findings if f.rule_id == "FIN901") <= 2 * MAX_SUPPRESSIONS

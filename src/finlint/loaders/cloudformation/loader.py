@@ -99,7 +99,7 @@ def _suppressions(tpl: Template, body: Mapping[str, Any]) -> tuple[ir.Suppressio
             rule, reason = entry.get("id", entry.get("rule")), entry.get("reason")
             if isinstance(rule, str):
                 out.append(ir.Suppression(rule, reason if isinstance(reason, str) else "", line))
-    return tuple(out)
+    return ir.distinct_suppressions(out)
 
 
 def _resources(doc: Mapping[str, Any]) -> Iterator[tuple[str, Mapping[str, Any]]]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from finlint.ir import ComputePool, Maybe, Record, Unknown
+from finlint.ir import ComputePool, Maybe, Record, Unknown, distinct_suppressions
 from finlint.loaders.kubernetes.object import (
     FORMAT,
     Doc,
@@ -120,7 +120,7 @@ def _eksctl_nodegroup(d: Doc, cluster: str, group: Node, managed: bool) -> Compu
         location=d.location(group),
         source_format=FORMAT,
         attr_lines=lines,
-        suppressions=d.suppressions() + suppressions(tags, d.ctx),
+        suppressions=distinct_suppressions(d.suppressions() + suppressions(tags, d.ctx)),
         name=name,
         extra=extra,
         pool_kind="eksctl-nodegroup",

@@ -13,7 +13,7 @@ import re
 from typing import Any, Iterator
 
 from finlint import coerce
-from finlint.ir import Location, Maybe, Suppression, Unknown
+from finlint.ir import Location, Maybe, Suppression, Unknown, distinct_suppressions
 from finlint.loaders import DocContext
 from finlint.quantity import quantity_to_gib
 from finlint.yamlload import LineDict, LineList
@@ -198,4 +198,4 @@ def suppressions(annotations: Any, ctx: DocContext) -> tuple[Suppression, ...]:
         reason = (match.group(2) or "").strip()
         for rule in match.group(1).split(","):
             found.append(Suppression(rule=rule.strip(), reason=reason, line=line))
-    return tuple(found)
+    return distinct_suppressions(found)

@@ -27,6 +27,7 @@ from finlint.ir import (
     Suppression,
     TrainingJob,
     Unknown,
+    distinct_suppressions,
     map_options,
 )
 from finlint.loaders.base import DocContext, no_finalize
@@ -360,7 +361,7 @@ def _notebook_suppressions(launch: Launch, lines: list[str], line_map: LineMap) 
     for entry in parse_comments("cell.py", lines):
         if entry.scope == "line" and launch.line in entry.targets:
             out.extend(Suppression(rule, entry.reason, line_map(entry.line)) for rule in entry.rules)
-    return tuple(out)
+    return distinct_suppressions(out)
 
 
 def _to_record(
