@@ -350,7 +350,7 @@ def diff(
     from finlint.scan import lint
 
     targets = plan(formats, outputs, raw_args)
-    check_writable([path for _, path in targets])
+    check_writable([path for _, path in targets], paths or (Path("."),))  # never over a scanned file
     absolute = [p.resolve() if p is not None else None for p in (usage_file, pricing)]  # same in both trees
     run = prepare(
         paths,

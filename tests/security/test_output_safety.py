@@ -213,6 +213,23 @@ def test_writing_over_an_input_file_is_refused(tmp_path: Path, flag: str) -> Non
         assert pool.read_bytes() == before
 
 
+def test_diff_never_writes_over_an_input_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`finlint diff REF -o FILE` with FILE in the scanned tree: refused (it overwrote it)."""
+    import subprocess
+
+    root = hostile_tree(tmp_path)
+    git = ["git", "-c", "user.email=a@b", "-c", "user.name=a"]
+    if subprocess.run(["git", "init", "-q", str(root)], capture_output=True, check=False).returncode:
+        pytest.skip("git is not installed")
+    subprocess.run([*git, "-C", str(root), "add", "."], check=True, capture_output=True)
+    subprocess.run([*git, "-C", str(root), "commit", "-qm", "x"], check=True, capture_output=True)
+    monkeypatch.chdir(root)
+    before = Path("pool.yaml").read_bytes()
+    code, output = run(["diff", "HEAD", ".", "-o", "pool.yaml"])
+    assert code == 2 and "being scanned" in output, output
+    assert Path("pool.yaml").read_bytes() == before
+
+
 def test_double_dash_makes_option_like_file_names_paths(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
