@@ -307,7 +307,8 @@ def gen_tf_eval(rng: random.Random) -> Case:
         'resource "aws_sagemaker_notebook_instance" "n" {',
         f"  name          = local.l{rng.randint(0, n - 1)}",
         '  role_arn      = "r"',
-        '  instance_type = "ml.p5.48xlarge"',
+        # a value read from outside the tree would surface here (FIN302: not in the catalog)
+        "  instance_type = " + rng.choice([f"local.l{rng.randint(0, n - 1)}", '"ml.p5.48xlarge"']),
         "}",
     ]
     source = rng.choice(["../..", "/etc", "./m", "../outside"])
@@ -441,6 +442,9 @@ def run_case(case: Case) -> tuple[str, str] | None:
             target.write_bytes(data)
         try:
             result = lint(ScanOptions(paths=[root], engine=EngineConfig()))
+            held = repr(result.records)  # what a report, the cost stage or a golden could show
+            if "canary-7f3a" in held or _B64_CANARY in held:
+                return "leak", "a file outside the tree reached the IR"
             outputs = {}
             for fmt in FORMATS:
                 outputs[fmt] = get_reporter(fmt).render(result, ReportContext(engine=EngineConfig()))
