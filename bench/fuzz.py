@@ -252,8 +252,10 @@ OUTSIDE_NAMES = ["../canary.txt", "/proc/self/environ", "../../etc/passwd", "${p
 def gen_cfn_eval(rng: random.Random) -> Case:
     """Nested intrinsic functions: doubling Fn::Sub, deep Fn::Join / Fn::If / Fn::FindInMap."""
     value: Any = {"Fn::Sub": rng.choice(["ml.p5.48xlarge", "${AWS::Region}", _s(rng)])}
+    size = 40  # bytes of the value: each Fn::Join doubles it; past ~40 KB a case only measures YAML
     for _ in range(rng.randint(1, 45)):
-        kind = rng.choice(["sub2", "join", "if", "select"])
+        kind = rng.choice(["sub2", "join", "if", "select"] if size < 40_000 else ["sub2", "if", "select"])
+        size = size * 2 + 20 if kind == "join" else size + 40
         if kind == "sub2":
             value = {"Fn::Sub": ["${a}${a}", {"a": value}]}
         elif kind == "join":
