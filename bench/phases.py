@@ -68,7 +68,7 @@ def _child(tree: str, jobs: int, out: str) -> None:
     json_report.render = timed("report", json_report.render)  # type: ignore[assignment]
     args = ["scan", tree, "--exit-zero", "--quiet", "--format", "json", "-o", out, "--jobs", str(jobs)]
     try:
-        cli.main.main(args, standalone_mode=False)
+        cli.main(args, standalone_mode=False)
     finally:
         times["total"] = time.perf_counter() - start
         # load_files drives discovery (the workers start while it runs): its own share without it

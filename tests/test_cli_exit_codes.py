@@ -18,7 +18,7 @@ from click.testing import CliRunner
 from tests.samples import P5_NOTEBOOK
 
 from finlint.cli import main
-from finlint.progress import Progress
+from finlint.cli.progress import Progress
 
 TF_P5 = """variable "itype" {
   type = string
@@ -222,8 +222,8 @@ def test_progress_hooks_into_the_scan(tmp_path: Path) -> None:
 
 
 def test_quiet_turns_progress_off(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import finlint.cli as cli
-    import finlint.runner as support
+    import finlint.cli.commands as cli
+    import finlint.cli.runner as support
 
     (tmp_path / "nb.yaml").write_text(P5_NOTEBOOK)
     phases: list[str] = []
@@ -245,7 +245,7 @@ import finlint.scan
 def crash(*args, **kwargs):
     raise {exc}
 finlint.scan.lint = crash
-from finlint.entry import main
+from finlint.cli import main
 main()
 """
 
@@ -285,7 +285,7 @@ def test_a_real_sigint_is_exit_130(tmp_path: Path) -> None:
     code = (
         "import time, finlint.scan\n"
         "def slow(*a, **k):\n    open('started', 'w').close(); time.sleep(60)\n"
-        "finlint.scan.lint = slow\nfrom finlint.entry import main\nmain()\n"
+        "finlint.scan.lint = slow\nfrom finlint.cli import main\nmain()\n"
     )
     proc = subprocess.Popen(
         [sys.executable, "-c", code, "scan", "nb.yaml"], cwd=tmp_path, stderr=subprocess.PIPE, text=True

@@ -49,9 +49,9 @@ def test_one_cloudformation_file_imports_one_loader_and_one_cost_model(tmp_path:
         "finlint.loaders.terraform.loader",
         "finlint.loaders.kubernetes.loader",
         "finlint.loaders.sagemaker_sdk.loader",
-        "finlint.linking_env",  # only with ConfigMaps
-        "finlint.suppressions",  # no 'finlint:' comment, no ignore metadata
-        "finlint.baseline",
+        "finlint.linking.env",  # only with ConfigMaps
+        "finlint.post.suppressions",  # no 'finlint:' comment, no ignore metadata
+        "finlint.post.baseline",
         "finlint.cost.efs",  # models of findings this file does not have
         "finlint.cost.oversized",
         "finlint.cost.training",
@@ -72,7 +72,7 @@ def test_a_suppression_comment_still_loads_suppressions(tmp_path: Path) -> None:
     (tmp_path / "t.yaml").write_text("# finlint: ignore-file[FIN201] accepted for this test\n" + text)
     out = tmp_path / "report.json"
     modules = _modules_after(["scan", "--format", "json", "--output", str(out), "t.yaml"], tmp_path)
-    assert "finlint.suppressions" in modules
+    assert "finlint.post.suppressions" in modules
     report = json.loads(out.read_text(encoding="utf-8"))
     fin201 = [f for f in report["findings"] if f["rule_id"] == "FIN201"]
     assert fin201 and all(f.get("suppressed") for f in fin201)

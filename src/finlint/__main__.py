@@ -1,6 +1,6 @@
 """``python -m finlint``: the same command line as the ``finlint`` script."""
 
-from finlint.entry import main
+from finlint.cli import main
 
 if __name__ == "__main__":
-    main()
+    main(prog_name="finlint")

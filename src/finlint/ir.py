@@ -150,7 +150,7 @@ class Suppression:
 
 
 #: A resource's metadata or annotations suppress at most this many rules; a rule named again
-#: counts once (``finlint.suppressions.MAX_RULES`` is the same cap for comments).
+#: counts once (``finlint.post.suppressions.MAX_RULES`` is the same cap for comments).
 MAX_SUPPRESSIONS = 100
 
 

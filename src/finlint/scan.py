@@ -51,7 +51,7 @@ class ScanOptions:
     display_root: Path | None = None
     limits: Limits = field(default_factory=Limits)  # file size and YAML node caps
     skip_files: list[Path] = field(default_factory=list)  # the scan's own report/baseline files
-    progress: Callable[..., None] | None = None  # progress(phase, done, total), e.g. finlint.progress
+    progress: Callable[..., None] | None = None  # progress(phase, done, total), e.g. finlint.cli.progress
     jobs: int = 1  # parse files in this many processes (finlint.parallel); output is identical
     #: given files keep their repository's context (finlint.context); the CLI turns it on
     context: bool = False
@@ -475,7 +475,7 @@ def _apply_suppressions(
 ) -> list[Finding]:
     if not any(texts.values()) and not any(r.suppressions for r in records):
         return findings  # no file mentions "finlint:" and no resource carries an ignore: nothing to do
-    from finlint import suppressions
+    from finlint.post import suppressions
 
     return suppressions.apply(findings, records, texts, policies, options.engine)
 

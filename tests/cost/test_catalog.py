@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from finlint import catalog
+from finlint.domain import catalog
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from finlint.quantity import parse_quantity, quantity_to_gib
+from finlint.domain.quantity import parse_quantity, quantity_to_gib
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from tests.conftest import scan_files
 
-from finlint import catalog
+from finlint.domain import catalog
 from finlint.engine.facts import Evidence, pool_family_exposure
 from finlint.engine.facts_pools import (
     gpu_pool_without_limits,

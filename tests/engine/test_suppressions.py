@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from finlint.cli import main
-from finlint.suppressions import parse_comments
+from finlint.post.suppressions import parse_comments
 
 CFN = """\
 AWSTemplateFormatVersion: "2010-09-09"

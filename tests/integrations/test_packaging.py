@@ -39,4 +39,4 @@ def test_wheel_contains_policies_and_data(tmp_path: Path) -> None:
     assert modules <= shipped, f"missing from the wheel: {sorted(modules - shipped)}"
     assert shipped <= modules, f"stale modules in the wheel (a leftover build/?): {sorted(shipped - modules)}"
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
-    assert "finlint = finlint.entry:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
+    assert "finlint = finlint.cli:main" in zipfile.ZipFile(wheel).read(entry_points).decode()

@@ -1016,7 +1016,7 @@ def test_scan_demo() -> None:
 
 
 def test_scan_honours_the_ignore_annotation(tmp_path: Path) -> None:
-    pytest.importorskip("finlint.suppressions")
+    pytest.importorskip("finlint.post.suppressions")
     text = (FIXTURES / "bad" / "nodepool-v1-category-p.yaml").read_text("utf-8")
     annotated = text.replace(
         "  name: gpu-training\n",

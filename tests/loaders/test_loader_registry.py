@@ -9,10 +9,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from finlint import loaders, suppressions
+from finlint import loaders
 from finlint.cli import main
 from finlint.engine import load_policies
 from finlint.loaders import REGISTRY, LoaderSpec, LoaderUnavailable
+from finlint.post import suppressions
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -9,8 +9,8 @@ import pytest
 from click.testing import CliRunner
 
 from finlint.cli import main
+from finlint.cli.outputs import plan
 from finlint.errors import UsageError
-from finlint.outputs import plan
 from finlint.reporters import REPORTERS
 
 REQUEST = {

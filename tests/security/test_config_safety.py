@@ -356,7 +356,7 @@ def test_a_suppression_followed_by_spaces_is_linear(tmp_path: Path) -> None:
 
 
 def test_suppression_reason_is_cut_as_before() -> None:
-    from finlint.suppressions import parse_comments
+    from finlint.post.suppressions import parse_comments
 
     lines = [
         "a: 1  # finlint: ignore[FIN1]: - the reason  ",

@@ -188,7 +188,7 @@ def test_report_replaces_atomically_and_a_failure_keeps_the_old_one(
     root = hostile_tree(tmp_path)
     out = tmp_path / "report.json"
     out.write_text("old\n", encoding="utf-8")
-    from finlint import outputs
+    from finlint.post import atomic as outputs
 
     def boom(src: str, dst: str) -> None:
         raise KeyboardInterrupt

@@ -11,7 +11,6 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from finlint import catalog
 from finlint.cost import bounds
 from finlint.cost.common import (
     CostContext,
@@ -25,6 +24,7 @@ from finlint.cost.common import (
 )
 from finlint.cost.pools import KARPENTER, always_on, limit_ceiling, pool_prices
 from finlint.cost.pricing import PriceQuote
+from finlint.domain import catalog
 from finlint.ir import ComputePool, FileSystem, Notebook, Record, TrainingJob, Volume, is_unknown
 
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from finlint import catalog
 from finlint.cost.common import (
     CostContext,
     checked_cap,
@@ -31,6 +30,7 @@ from finlint.cost.common import (
 )
 from finlint.cost.pools import always_on, limit_ceiling, pool_prices
 from finlint.cost.pricing import PriceQuote, Pricing
+from finlint.domain import catalog
 from finlint.finding import Cost, Finding
 from finlint.ir import ComputePool, Notebook, TrainingJob
 

@@ -147,7 +147,7 @@ _TYPE_RE = re.compile(r"^(ml\.)?[a-z][a-z0-9-]*\.(nano|micro|small|medium|large|
 
 def _check_instance_key(key: str, table: str, where: str) -> None:
     """Raise PricingError for a key that cannot be the instance type it was meant to be."""
-    from finlint import catalog
+    from finlint.domain import catalog
 
     sagemaker = table == "sagemaker_hourly"
     if sagemaker != key.startswith("ml."):
@@ -170,7 +170,7 @@ def _check_instance_key(key: str, table: str, where: str) -> None:
 
 @lru_cache(maxsize=2)
 def _known_types(sagemaker: bool) -> frozenset[str]:
-    from finlint import catalog
+    from finlint.domain import catalog
 
     names = {s.name for s in catalog.all_instances()}
     for tables in _snapshot_tables().values():

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Callable, Iterable
 
-from finlint import catalog
+from finlint.domain import catalog
 from finlint.ir import (
     ComputePool,
     FileSystem,

@@ -12,10 +12,10 @@ import math
 from functools import lru_cache
 from typing import Any, Iterable
 
-from finlint import catalog
+from finlint.domain import catalog
+from finlint.domain.quantity import parse_quantity
 from finlint.engine.facts import Evidence, admitted_types, fact
 from finlint.ir import ComputePool, Record, Unknown, is_unknown
-from finlint.quantity import parse_quantity
 
 KARPENTER = ("karpenter-nodepool", "karpenter-provisioner")
 #: The spec.limits resources an instance consumes, and how much of each one instance uses.

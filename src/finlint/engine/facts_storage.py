@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from finlint import catalog
+from finlint.domain import catalog
 from finlint.engine.facts import Evidence, fact
 from finlint.ir import Bucket, FileSystem, Notebook, Record, Unknown, Volume, is_unknown
 from finlint.untrusted import bounded

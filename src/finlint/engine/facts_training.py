@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from finlint import catalog
+from finlint.domain import catalog
 from finlint.engine.facts import Evidence, effective_max_runtime_s, exact, fact
 from finlint.ir import Alternatives, DataLoader, Record, TrainingJob, Unknown, is_unknown, map_options
 

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Mapping
 
-from finlint import catalog
+from finlint.domain import catalog
 from finlint.engine import Policy
 from finlint.engine.policy import BINARY, UNARY
 from finlint.export.checkov_sources import (

@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from finlint.baseline import Comparison
     from finlint.cost.common import CostSettings
     from finlint.engine import EngineConfig
+    from finlint.post.baseline import Comparison
     from finlint.result import ScanResult
 
 #: format name -> module under finlint.reporters

@@ -16,7 +16,7 @@ from finlint.finding import SEVERITIES, Finding, severity_rank
 from finlint.reporters import escape
 
 if TYPE_CHECKING:
-    from finlint.baseline import Comparison, Entry
+    from finlint.post.baseline import Comparison, Entry
     from finlint.reporters import ReportContext
     from finlint.result import ScanResult
 

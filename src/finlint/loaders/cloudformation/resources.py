@@ -14,7 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from finlint import catalog, ir
+from finlint import ir
+from finlint.domain import catalog
 from finlint.loaders import FieldCollector
 from finlint.loaders.cloudformation.values import Obj, Template
 

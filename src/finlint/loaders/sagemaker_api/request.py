@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from finlint import catalog, ir
+from finlint import ir
+from finlint.domain import catalog
 from finlint.loaders.base import DocContext, FieldCollector
 from finlint.loaders.sagemaker_api.reader import DEFAULT_MAX_RUNTIME_S, DEFAULT_NOTE, Reader
 

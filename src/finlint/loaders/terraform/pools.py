@@ -226,7 +226,7 @@ def eks_node_group(item: Item, templates: dict[str, Item]) -> list[ir.Record]:
 
 
 def batch_compute_environment(item: Item, templates: dict[str, Item]) -> list[ir.Record]:
-    from finlint import catalog
+    from finlint.domain import catalog
 
     r = Lines(item.values)
     types = as_str_tuple(r.read("instance_types", "compute_resources.instance_type"))

@@ -1,5 +1,5 @@
 """The option groups the commands share (click declarations). What a command does with the parsed
-options is in :mod:`finlint.runner`, which is click-free. Kept apart so ``cli.py`` reads as the
+options is in :mod:`finlint.cli.runner`, which is click-free. Kept apart so ``cli.py`` reads as the
 list of commands."""
 
 from __future__ import annotations

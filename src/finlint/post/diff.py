@@ -18,7 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Iterator
 
-from finlint.baseline import Comparison, Entry, compare
+from finlint.post.baseline import Comparison, Entry, compare
 from finlint.result import ScanResult
 from finlint.scan import ScanOptions, display_path
 

@@ -9,15 +9,14 @@ Formats left without a file go to stdout; at most one may.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sys
-import tempfile
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from finlint.errors import ReportWriteError, UsageError
+from finlint.errors import UsageError
+from finlint.post.atomic import write_file
 from finlint.reporters import ReportContext, get_reporter
 
 if TYPE_CHECKING:
@@ -115,38 +114,6 @@ def emit(result: ScanResult, context: ReportContext, targets: list[tuple[str, Pa
             continue
         report = get_reporter(fmt).render(result, replace(context, color=False))
         write_file(path, report)
-
-
-def write_file(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` atomically: a temporary file in the same folder, renamed over
-    the path, so a failure or Ctrl-C leaves the old file whole. A symlink at the path (one the
-    scanned repository may have committed) is refused, not followed. Lone surrogates (a
-    non-UTF-8 file name) are written as ``\\udcXX``, never a crash."""
-    data = text.encode("utf-8", "backslashreplace")
-    tmp: str | None = None
-    try:
-        if path.is_symlink():
-            raise ReportWriteError(str(path), "is a symbolic link; refusing to write through it")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        with contextlib.suppress(OSError):
-            os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, path)
-        tmp = None
-    except OSError as exc:
-        raise ReportWriteError(str(path), exc.strerror or str(exc)) from exc
-    finally:
-        if tmp is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
 
 
 #: what a scan parses and a report or baseline never is (both are JSON or other suffixes)

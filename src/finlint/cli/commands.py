@@ -17,8 +17,9 @@ from typing import Any
 import click
 from click.core import ParameterSource
 
-from finlint import __version__, runner, selector
-from finlint.cli_support import (
+from finlint import __version__, selector
+from finlint.cli import runner
+from finlint.cli.options import (
     Budget,
     config_option,
     context_option,
@@ -28,10 +29,7 @@ from finlint.cli_support import (
     output_options,
     selection_options,
 )
-from finlint.errors import UsageError
-from finlint.reporters.escape import clean as escape_line
-from finlint.ruledocs import rule_text, rules_page
-from finlint.runner import (
+from finlint.cli.runner import (
     EXIT_FINDINGS,
     EXIT_INTERRUPTED,
     EXIT_OK,
@@ -44,6 +42,9 @@ from finlint.runner import (
     progress_printer,
     with_progress,
 )
+from finlint.errors import UsageError
+from finlint.reporters.escape import clean as escape_line
+from finlint.ruledocs import rule_text, rules_page
 
 __all__ = ["EXIT_FINDINGS", "EXIT_OK", "EXIT_USAGE", "main"]
 
@@ -83,7 +84,7 @@ class _Main(click.Group):
 
 class PairedCommand(click.Command):
     """A command that keeps its raw arguments, for the ``--format``/``--output`` pairing
-    (:func:`finlint.outputs.plan`)."""
+    (:func:`finlint.cli.outputs.plan`)."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         ctx.meta["finlint.raw_args"] = list(args)

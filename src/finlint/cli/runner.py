@@ -68,7 +68,7 @@ def check_writable(paths: list[Path | None], inputs: tuple[Path, ...] = ()) -> N
     """Fail before scanning (exit 2) when a report or baseline file cannot be written: a
     folder, a symlink (never written through), an unwritable folder, or one of the scan's
     input files (writing it would destroy it and drop its findings)."""
-    from finlint.outputs import is_input
+    from finlint.cli.outputs import is_input
 
     for path in paths:
         if path is None:
@@ -90,7 +90,7 @@ def check_writable(paths: list[Path | None], inputs: tuple[Path, ...] = ()) -> N
 
 
 def emit_reports(result: Any, context: Any, targets: list[tuple[str, Path | None]]) -> None:
-    from finlint.outputs import emit
+    from finlint.cli.outputs import emit
 
     try:
         emit(result, context, targets)
@@ -200,7 +200,7 @@ def jobs_for(jobs: int | None) -> int:
 
 
 def progress_printer() -> Any:
-    from finlint.progress import Progress
+    from finlint.cli.progress import Progress
 
     progress = Progress()
     return progress if progress.enabled else None
@@ -258,8 +258,8 @@ def scan(
     raw_args: list[str] | None,
 ) -> int:
     """``finlint scan``: the exit code. ``fail_on`` None: not given (the config's, else low);
-    ``raw_args`` pair each ``--output`` with its ``--format`` (:func:`finlint.outputs.plan`)."""
-    from finlint.outputs import plan
+    ``raw_args`` pair each ``--output`` with its ``--format`` (:func:`finlint.cli.outputs.plan`)."""
+    from finlint.cli.outputs import plan
     from finlint.reporters import ReportContext
     from finlint.scan import lint
 
@@ -284,7 +284,7 @@ def scan(
     comparison = None
     known = baseline or (run.config.baseline if write_baseline is None else None)
     if write_baseline is not None or known is not None:
-        from finlint import baseline as baselines  # only with a baseline
+        from finlint.post import baseline as baselines  # only with a baseline
     if write_baseline is not None:
         try:
             count = baselines.write(write_baseline, result.findings)
@@ -344,8 +344,8 @@ def diff(
 ) -> int:
     """``finlint diff``: the exit code (only new findings count). ``fail_on`` and ``raw_args``
     as for :func:`scan`."""
-    from finlint import diff as diffs
-    from finlint.outputs import plan
+    from finlint.cli.outputs import plan
+    from finlint.post import diff as diffs
     from finlint.reporters import ReportContext
     from finlint.scan import lint
 

@@ -12,7 +12,7 @@ from dataclasses import replace
 from typing import Any
 
 from finlint.ir import ConfigMap, FileSystem, Mount, Record, TrainingJob, Unknown, Volume, is_unknown
-from finlint.linking_storage import link_storage
+from finlint.linking.storage import link_storage
 
 EFS_DRIVERS = ("efs.csi.aws.com",)
 
@@ -78,7 +78,7 @@ def link(records: list[Record]) -> list[Record]:
     (``Volume.via``, ``Mount.via``): a changed StorageClass is part of the chain of the jobs
     that mount a claim of that class (``finlint.context`` reports them)."""
     if any(isinstance(r, ConfigMap) for r in records):  # imported only then (Kubernetes helpers)
-        from finlint.linking_env import link_env_from
+        from finlint.linking.env import link_env_from
 
         records = link_env_from(records)
     volumes = [r for r in records if isinstance(r, Volume)]
@@ -154,6 +154,6 @@ def link(records: list[Record]) -> list[Record]:
                 ),
             )
         out.append(r)
-    from finlint.linking_entrypoints import link_entry_points, link_warm_pools
+    from finlint.linking.entrypoints import link_entry_points, link_warm_pools
 
     return link_storage(link_warm_pools(link_entry_points(out)))

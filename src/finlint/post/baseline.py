@@ -168,7 +168,7 @@ def write(path: Path, findings: Iterable[Finding]) -> int:
             for e in entries
         ],
     }
-    from finlint.outputs import write_file  # atomic, never through a symlink
+    from finlint.post.atomic import write_file  # atomic, never through a symlink
 
     write_file(path, json.dumps(doc, indent=2) + "\n")
     return len(entries)
