@@ -164,7 +164,7 @@ def _notebook(rec: Notebook, ctx: CostContext) -> LineItem:
 
 def _pool_types(rec: ComputePool) -> list[str] | None:
     if rec.pool_kind in KARPENTER:
-        from finlint.engine.facts import admitted_types
+        from finlint.domain.karpenter import admitted_types
 
         families = sorted({s.family for s in catalog.all_instances() if s.accelerators})
         types = admitted_types(rec, families)
@@ -216,7 +216,7 @@ def _limit_note(rec: ComputePool, prices: Any, node_type: str) -> str:
     """'; its limits admit up to N of them: $X/month if it scales to them' (FIN301's limit ceiling)."""
     if rec.pool_kind not in KARPENTER:
         return ""
-    from finlint.engine.facts_pools import nodes_within_limits
+    from finlint.domain.karpenter import nodes_within_limits
 
     spec = catalog.lookup(node_type)
     fit = nodes_within_limits(rec.limits, spec) if spec is not None else None

@@ -13,6 +13,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable
 
+from finlint.ir import Alternatives, Unknown, is_unknown, map_options
+
 
 @dataclass(frozen=True)
 class InstanceSpec:
@@ -116,3 +118,29 @@ def all_instances() -> Iterable[InstanceSpec]:
 def source() -> str:
     meta = _data().get("_meta", {})
     return str(meta.get("source", ""))
+
+
+def accelerated_families() -> list[str]:
+    """Every catalog family with GPUs or Neuron devices (NVIDIA, Trainium, Inferentia)."""
+    return list(_accelerated_families())
+
+
+@lru_cache(maxsize=1)
+def _accelerated_families() -> tuple[str, ...]:
+    return tuple(sorted({s.family for s in all_instances() if s.accelerators or s.gpu_name}))
+
+
+def gpu_of_instance(instance_type: Any) -> Any:
+    """True for a type with NVIDIA GPUs, False for one without, Unknown when not in the catalog
+    (alternatives option by option)."""
+    if isinstance(instance_type, Alternatives):
+        return map_options(instance_type, gpu_of_instance)
+    if instance_type is None or is_unknown(instance_type):
+        return instance_type
+    spec = lookup(str(instance_type))
+    if spec is not None:
+        return spec.gpu_count > 0
+    family = family_of(str(instance_type))
+    if family[:1] in ("p", "g"):  # the accelerated families: a type missing from the catalog
+        return Unknown(f"{instance_type} is not in the instance catalog")
+    return False  # c, m, r, t, trn, inf...: no NVIDIA GPU

@@ -11,16 +11,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any, Callable, Iterable
 
 from finlint.domain import catalog
+from finlint.domain.karpenter import admitted_types
 from finlint.ir import (
     ComputePool,
     FileSystem,
     Mount,
     Record,
-    Requirement,
     TrainingJob,
     Unknown,
     Volume,
@@ -154,72 +153,6 @@ def uses_reserved_capacity(record: Record) -> Any:
 
 # --- compute pools ---------------------------------------------------------------------------
 
-_NODE_TYPE_KEYS = ("node.kubernetes.io/instance-type", "beta.kubernetes.io/instance-type")
-
-
-def _requirement_label(spec: catalog.InstanceSpec, key: str) -> tuple[bool, Any]:
-    """(is this key about the instance type?, the spec's value for it)."""
-    if key in _NODE_TYPE_KEYS:
-        return True, spec.name
-    if key.startswith(("karpenter.k8s.aws/instance-", "eks.amazonaws.com/instance-")):
-        return True, spec.label(key)  # EKS Auto Mode's NodePools use eks.amazonaws.com/ labels
-    return False, None
-
-
-def _satisfies(spec: catalog.InstanceSpec, req: Requirement) -> bool:
-    relevant, value = _requirement_label(spec, req.key)
-    if not relevant:
-        return True  # zone, arch, capacity-type, custom labels: do not filter instance types
-    op = req.operator
-    if op == "Exists":
-        return value is not None
-    if op == "DoesNotExist":
-        return value is None
-    if op in ("In", "NotIn"):
-        hit = value is not None and str(value) in req.values
-        return hit if op == "In" else not hit
-    if op in ("Gt", "Lt", "Gte", "Lte"):
-        if value is None or not req.values:
-            return False
-        try:
-            bound = float(req.values[0])
-            number = float(value)
-        except (TypeError, ValueError):
-            return False
-        return {
-            "Gt": number > bound,
-            "Lt": number < bound,
-            "Gte": number >= bound,
-            "Lte": number <= bound,
-        }[op]
-    return True
-
-
-def admitted_types(pool: ComputePool, families: Iterable[str]) -> Any:
-    """Catalog types of ``families`` a Karpenter pool's requirements admit (Unknown if templated)."""
-    wanted = set(families)
-    if isinstance(pool.instance_types, Unknown):
-        return pool.instance_types  # the loader saw a templated requirement
-    for req in pool.requirements:
-        about_type = req.key in _NODE_TYPE_KEYS or req.key.startswith("karpenter.k8s.aws/instance-")
-        if about_type and any("{{" in v or "${" in v for v in req.values):
-            return Unknown(f"requirement {req.key} is templated")
-    key = tuple(Requirement(r.key, r.operator, tuple(r.values)) for r in pool.requirements)  # no lines
-    return list(_admitted(key, frozenset(wanted)))
-
-
-@lru_cache(maxsize=1024)
-def _admitted(requirements: tuple[Requirement, ...], families: frozenset[str]) -> tuple[str, ...]:
-    """Catalog types of ``families`` meeting every requirement. Cached: three rules ask about
-    each pool, and a repository's pools often repeat the same requirements."""
-    return tuple(
-        sorted(
-            spec.name
-            for spec in catalog.all_instances()
-            if spec.family in families and all(_satisfies(spec, r) for r in requirements)
-        )
-    )
-
 
 def _karpenter_exposure(pool: ComputePool, families: list[str], max_nodes: int | None) -> Any:
     types = admitted_types(pool, families)
@@ -237,7 +170,8 @@ def _karpenter_exposure(pool: ComputePool, families: list[str], max_nodes: int |
             pool.line_of("min_size") or req_line,
             {"types": types, "types_how": "admitted by the pool's requirements", "always_on": pool.min_size},
         )
-    from finlint.engine.facts_pools import limit_exposure, nodes_within_limits
+    from finlint.domain.karpenter import nodes_within_limits
+    from finlint.engine.facts_pools import limit_exposure
 
     specs = [s for s in (catalog.lookup(t) for t in types) if s is not None]
     fits = [nodes_within_limits(limits, s) for s in specs]

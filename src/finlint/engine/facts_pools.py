@@ -8,70 +8,14 @@ cost model reads.
 
 from __future__ import annotations
 
-import math
 from functools import lru_cache
 from typing import Any, Iterable
 
 from finlint.domain import catalog
-from finlint.domain.quantity import parse_quantity
-from finlint.engine.facts import Evidence, admitted_types, fact
+from finlint.domain.catalog import accelerated_families
+from finlint.domain.karpenter import KARPENTER, _need_text, admitted_types, nodes_within_limits
+from finlint.engine.facts import Evidence, fact
 from finlint.ir import ComputePool, Record, Unknown, is_unknown
-
-KARPENTER = ("karpenter-nodepool", "karpenter-provisioner")
-#: The spec.limits resources an instance consumes, and how much of each one instance uses.
-LIMIT_RESOURCES = ("cpu", "memory", "nvidia.com/gpu", "aws.amazon.com/neuron", "nodes")
-
-
-def _need(spec: catalog.InstanceSpec, resource: str) -> float:
-    return {
-        "cpu": float(spec.vcpu),
-        "memory": float(spec.memory_mib) * 1024 * 1024,
-        "nvidia.com/gpu": float(spec.gpu_count),
-        "aws.amazon.com/neuron": float(spec.accelerator_count),
-        "nodes": 1.0,
-    }.get(resource, 0.0)
-
-
-def _need_text(spec: catalog.InstanceSpec, resource: str) -> str:
-    return {
-        "cpu": f"{spec.vcpu} vCPU",
-        "memory": f"{spec.memory_mib / 1024:,.0f} GiB",
-        "nvidia.com/gpu": f"{spec.gpu_count} GPUs",
-        "aws.amazon.com/neuron": f"{spec.accelerator_count} Neuron devices",
-        "nodes": "1 node",
-    }[resource]
-
-
-def nodes_within_limits(limits: Any, spec: catalog.InstanceSpec) -> Any:
-    """How many ``spec`` instances a pool's ``spec.limits`` admit, with the limit that binds.
-
-    Returns ``None`` when no limit caps the type (no limits, or only limits on resources the type
-    does not consume), :class:`Unknown` when a capping limit is not a quantity, else
-    ``(count, resource, raw limit)`` for the smallest count over the limits.
-    """
-    if isinstance(limits, Unknown):
-        return limits
-    if not isinstance(limits, dict) or not limits:
-        return None
-    best: tuple[int, str, Any] | None = None
-    for resource in LIMIT_RESOURCES:
-        if resource not in limits:
-            continue
-        need = _need(spec, resource)
-        if need <= 0:
-            continue  # a limit on a resource this type does not consume never caps it
-        raw = limits[resource]
-        if isinstance(raw, Unknown):
-            return raw
-        have = parse_quantity(raw)
-        if have is None:
-            return Unknown(f"limit {resource}={raw!r} is not a quantity")
-        if not math.isfinite(have):
-            continue
-        count = int(math.floor(have / need + 1e-9))
-        if best is None or count < best[0]:
-            best = (count, resource, raw)
-    return best
 
 
 def _largest(specs: Iterable[catalog.InstanceSpec]) -> catalog.InstanceSpec:
@@ -116,16 +60,6 @@ def limit_exposure(pool: ComputePool, types: list[str], max_nodes: int) -> Any:
 
 
 # --- accelerated pools -----------------------------------------------------------------------
-
-
-def accelerated_families() -> list[str]:
-    """Every catalog family with GPUs or Neuron devices (NVIDIA, Trainium, Inferentia)."""
-    return list(_accelerated_families())
-
-
-@lru_cache(maxsize=1)
-def _accelerated_families() -> tuple[str, ...]:
-    return tuple(sorted({s.family for s in catalog.all_instances() if s.accelerators or s.gpu_name}))
 
 
 def _gpu_types(record: Record) -> Any:

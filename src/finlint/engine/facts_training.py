@@ -10,9 +10,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from finlint.domain import catalog
 from finlint.engine.facts import Evidence, effective_max_runtime_s, exact, fact
-from finlint.ir import Alternatives, DataLoader, Record, TrainingJob, Unknown, is_unknown, map_options
+from finlint.ir import DataLoader, Record, TrainingJob, Unknown, is_unknown, map_options
 
 
 @fact
@@ -119,19 +118,3 @@ def dataloader_starvation(record: Record, max_workers: int) -> Any:
     if not problems:
         return None
     return Evidence("; ".join(problems), line or record.location.line)
-
-
-def gpu_of_instance(instance_type: Any) -> Any:
-    """True for a type with NVIDIA GPUs, False for one without, Unknown when not in the catalog
-    (alternatives option by option)."""
-    if isinstance(instance_type, Alternatives):
-        return map_options(instance_type, gpu_of_instance)
-    if instance_type is None or is_unknown(instance_type):
-        return instance_type
-    spec = catalog.lookup(str(instance_type))
-    if spec is not None:
-        return spec.gpu_count > 0
-    family = catalog.family_of(str(instance_type))
-    if family[:1] in ("p", "g"):  # the accelerated families: a type missing from the catalog
-        return Unknown(f"{instance_type} is not in the instance catalog")
-    return False  # c, m, r, t, trn, inf...: no NVIDIA GPU

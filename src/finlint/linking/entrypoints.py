@@ -17,7 +17,7 @@ from __future__ import annotations
 import posixpath
 from dataclasses import replace
 
-from finlint.engine.facts_training import gpu_of_instance
+from finlint.domain.catalog import gpu_of_instance
 from finlint.ir import DataLoader, Record, TrainingJob
 
 
