@@ -166,8 +166,8 @@ def _pool_types(rec: ComputePool) -> list[str] | None:
     if rec.pool_kind in KARPENTER:
         from finlint.domain.karpenter import admitted_types
 
-        families = sorted({s.family for s in catalog.all_instances() if s.accelerators})
-        types = admitted_types(rec, families)
+        # the families FIN301/FIN304/FIN305 count (g6f/gr6f have fractional GPUs, no whole device)
+        types = admitted_types(rec, catalog.accelerated_families())
         return None if is_unknown(types) else list(types)
     if not known(rec.instance_types):
         return None
