@@ -24,6 +24,7 @@ from finlint.cost.common import (
 )
 from finlint.cost.pools import KARPENTER, always_on, limit_ceiling, pool_prices
 from finlint.cost.pricing import PriceQuote
+from finlint.cost.usage import HOURS_PER_MONTH
 from finlint.domain import catalog
 from finlint.ir import ComputePool, FileSystem, Notebook, Record, TrainingJob, Volume, is_unknown
 
@@ -146,7 +147,7 @@ def _notebook(rec: Notebook, ctx: CostContext) -> LineItem:
     if quote is None:
         item.reason = pricing.missing(itype)
         return item
-    hpm = float(params.get("hours_per_month", 730))
+    hpm = float(params.get("hours_per_month", HOURS_PER_MONTH))
     item.unit_price, item.quantity = quote, f"{num(hpm)} h per month"
     item.monthly_usd = quote.usd * hpm
     storage = pricing.sagemaker_storage("notebook_ml_storage_gb_month")
@@ -183,7 +184,7 @@ def _pool(rec: ComputePool, ctx: CostContext) -> LineItem:
         return item
     params = ctx.params(rec)
     pricing = ctx.pricing_for(params)
-    hpm = float(params.get("hours_per_month", 730))
+    hpm = float(params.get("hours_per_month", HOURS_PER_MONTH))
     prices = pool_prices(pricing, types, hpm)
     first, last = prices.cheapest, prices.dearest
     if first is None or last is None:

@@ -16,11 +16,12 @@ from finlint.cost.pricing import (
     supported_regions,
     usd,
 )
-from finlint.cost.usage import Usage, load_usage
+from finlint.cost.usage import HOURS_PER_MONTH, Usage, load_usage
+from finlint.domain.sagemaker import runtime_cap
 from finlint.finding import Cost, Finding
 from finlint.ir import LAUNCH_LOOPS_KEY, LAUNCHES_KEY, LAUNCHES_WHY_KEY, Record, TrainingJob, is_unknown
 
-HOURS_PER_MONTH = 730.0
+__all__ = ["HOURS_PER_MONTH"]  # re-exported: the models import it from here
 
 
 @dataclass
@@ -208,12 +209,12 @@ def _loops(record: Record) -> str:
 
 
 def cap_seconds(record: TrainingJob) -> tuple[int | None, str]:
-    """The runtime cap in force and how it applies (explicit / default)."""
-    if known(record.max_runtime_s):
-        return int(record.max_runtime_s), "explicit MaxRuntimeInSeconds"  # type: ignore[arg-type]
-    if record.max_runtime_s is None and record.max_runtime_default_s:
-        return int(record.max_runtime_default_s), "the default cap, applied when MaxRuntime is absent"
-    return None, ""
+    """The runtime cap in force (:func:`finlint.domain.sagemaker.runtime_cap`, as FIN101/FIN102
+    see it) in whole seconds and how it applies, or ``(None, "")`` when it is not known."""
+    seconds, basis = runtime_cap(record)
+    if not known(seconds) or not seconds:
+        return None, ""
+    return int(seconds), basis
 
 
 def spot_rate(on_demand_usd: float, params: Mapping[str, Any]) -> tuple[float, float]:

@@ -22,13 +22,14 @@ from typing import Any, Mapping
 
 from finlint.cost.common import CostContext, known, num, price_note, quote_json, unpriced, usd
 from finlint.cost.pricing import PriceQuote
+from finlint.cost.usage import HOURS_PER_MONTH
 from finlint.finding import Cost, Finding
 from finlint.ir import FileSystem, Record, TrainingJob, Volume
 
 KIND = "savings"
 #: Days a Standard-IA object is billed at least (S3 storage classes); a month is 730 h = 30.42 days.
 IA_MINIMUM_DAYS = 30.0
-DAYS_PER_MONTH = 730.0 / 24.0
+DAYS_PER_MONTH = HOURS_PER_MONTH / 24.0
 
 
 def _find_fs(rec: Record, records: list[Record]) -> FileSystem | None:
@@ -111,7 +112,10 @@ def checkpoint_stream(params: Mapping[str, Any]) -> Stream:
     hours = params.get("training_hours_per_month")
     hours_how = "usage training_hours_per_month"
     if hours is None:
-        hours, hours_how = params.get("hours_per_month", 730), "hours_per_month: written all month"
+        hours, hours_how = (
+            params.get("hours_per_month", HOURS_PER_MONTH),
+            "hours_per_month: written all month",
+        )
     hours = float(hours)
     gb = float(size) * writers * (60.0 / interval) * hours
     how = (

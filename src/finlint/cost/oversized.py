@@ -30,6 +30,7 @@ from finlint.cost.common import (
 )
 from finlint.cost.pools import always_on, limit_ceiling, pool_prices
 from finlint.cost.pricing import PriceQuote, Pricing
+from finlint.cost.usage import HOURS_PER_MONTH
 from finlint.domain import catalog
 from finlint.finding import Cost, Finding
 from finlint.ir import ComputePool, Notebook, TrainingJob
@@ -95,7 +96,7 @@ def price(finding: Finding, ctx: CostContext) -> Cost:
     rec = finding.record
     params = ctx.params(rec)
     pricing = ctx.pricing_for(params)
-    hpm = float(params.get("hours_per_month", 730))
+    hpm = float(params.get("hours_per_month", HOURS_PER_MONTH))
     per_run_hours: float | None = None
     jobs = 1
     types_note = ""

@@ -16,6 +16,7 @@ from typing import Any
 
 from finlint.cost.common import CostContext, num, price_note, quote_json, unpriced, usd
 from finlint.cost.pools import pool_prices
+from finlint.cost.usage import HOURS_PER_MONTH
 from finlint.finding import Cost, Finding
 
 KIND = "risk"
@@ -27,7 +28,7 @@ def _prices(finding: Finding, ctx: CostContext) -> tuple[Any, list[str], Cost | 
         return None, [], unpriced(KIND, "the rule established no instance types for this pool")
     params = ctx.params(finding.record)
     pricing = ctx.pricing_for(params)
-    hpm = float(params.get("hours_per_month", 730))
+    hpm = float(params.get("hours_per_month", HOURS_PER_MONTH))
     prices = pool_prices(pricing, types, hpm)
     if prices.cheapest is None:
         return None, types, unpriced(KIND, pricing.missing(" or ".join(types)), region=pricing.region)

@@ -18,6 +18,7 @@ from typing import Any
 
 from finlint.cost import bounds
 from finlint.cost.common import CostContext, known, num, price_note, quote_json, unpriced, usd
+from finlint.cost.usage import HOURS_PER_MONTH
 from finlint.finding import Cost, Finding
 from finlint.ir import FileSystem, Notebook
 
@@ -60,7 +61,7 @@ def price_notebook_always_on(finding: Finding, ctx: CostContext) -> Cost:
     if quote is None:
         return unpriced("waste", pricing.missing(itype), instance_type=itype, region=pricing.region)
     pricing.used(quote)
-    hpm, why = bounds.quantity(params.get("hours_per_month", 730), "hours_per_month", 744.0)
+    hpm, why = bounds.quantity(params.get("hours_per_month", HOURS_PER_MONTH), "hours_per_month", 744.0)
     active, why2 = bounds.quantity(finding.params.get("active_hours_per_month", 176), "active hours", 744.0)
     if hpm is None or active is None:
         return unpriced("waste", why or why2 or "hours unresolved")

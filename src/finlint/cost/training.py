@@ -2,7 +2,7 @@
 
     excess-runtime (FIN102, risk)      per run = hourly x instances x (cap h - guard h)
                                        what a stuck run bills beyond the guard the rule asks for
-                                       (params gpu_max_runtime_s, default 7 days); x stuck_runs_per_month
+                                       (FIN102's gpu_max_runtime_s, 7 days); x stuck_runs_per_month
     multi-node-spot (FIN204, risk)     per job = Wc x instances x spot hourly, Wc = the expected
                                        wall-clock overhead of a checkpointed spot run (spot.py's
                                        Poisson model, the field-calibrated +35 % for 8 nodes);
@@ -51,7 +51,7 @@ def price_excess_runtime(finding: Finding, ctx: CostContext) -> Cost:
     cap_h, cap_how, cap_why = checked_cap(job)
     if cap_h is None:
         return unpriced(kind, cap_why)
-    guard_h = float(finding.params.get("gpu_max_runtime_s", 604_800)) / 3600.0
+    guard_h = float(finding.params["gpu_max_runtime_s"]) / 3600.0  # the policy's param, defined there once
     excess_h = max(0.0, cap_h - guard_h)
     hourly, rate_text = quote.usd, f"{itype} {quote.rate()}"
     discount = None

@@ -15,6 +15,10 @@ from typing import Any, Callable, Mapping
 
 from finlint.errors import LocatedError
 
+#: AWS's and Infracost's month; the default of the `hours_per_month` usage parameter, used by
+#: every model that bills by the hour.
+HOURS_PER_MONTH = 730.0
+
 DEFAULT_FILE = "finlint-usage.yml"
 MAX_USAGE_BYTES = 4 * 1024 * 1024  # a usage file is hand-written: a few KiB
 
@@ -70,7 +74,9 @@ PARAMS: dict[str, Param] = {
     "runs_per_month": Param(
         1, _num(0, 100_000), "a number 0-100,000", "1: the monthly figure is one run until you say how many"
     ),
-    "hours_per_month": Param(730, _num(0, 744), "hours (0-744)", "730 h, AWS's and Infracost's month"),
+    "hours_per_month": Param(
+        int(HOURS_PER_MONTH), _num(0, 744), "hours (0-744)", "730 h, AWS's and Infracost's month"
+    ),
     "expected_runtime_hours": Param(
         None, _opt(_num(0, 8760, lo_open=True)), "hours (0-8,760)", "none: a job is assumed to run to its cap"
     ),

@@ -15,6 +15,7 @@ from typing import Any, Callable, Iterable
 
 from finlint.domain import catalog
 from finlint.domain.karpenter import admitted_types
+from finlint.domain.sagemaker import runtime_cap
 from finlint.ir import (
     ComputePool,
     FileSystem,
@@ -90,11 +91,7 @@ def effective_max_runtime_s(record: Record) -> Any:
     """The runtime cap in force: the explicit one, else the launcher's default."""
     if not isinstance(record, TrainingJob):
         return None
-    if record.max_runtime_s is not None:
-        return record.max_runtime_s
-    if record.max_runtime_default_s is None:
-        return Unknown("no max runtime and no default")
-    return record.max_runtime_default_s
+    return runtime_cap(record)[0]
 
 
 @fact
