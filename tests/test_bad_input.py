@@ -78,7 +78,7 @@ def test_helm_template_is_a_notice_not_an_error(tmp_path: Path) -> None:
 
 
 def test_huge_file_is_skipped_with_a_reason(tmp_path: Path) -> None:
-    from finlint.discovery import Limits
+    from finlint.loaders.common.discovery import Limits
     from finlint.scan import ScanOptions, lint
 
     (tmp_path / "good.json").write_text(GOOD_REQUEST)
@@ -112,11 +112,12 @@ def test_unclaimed_json_is_checked_but_not_line_loaded(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """package-lock.json and friends: validated by the C JSON parser, never walked line by line."""
-    import finlint.yamlload
+    import finlint.loaders.common.yamlload
 
     calls: list[int] = []
-    real = finlint.yamlload.load_all
-    monkeypatch.setattr(finlint.yamlload, "load_all", lambda *a, **k: calls.append(1) or real(*a, **k))
+    real = finlint.loaders.common.yamlload.load_all
+    yamlload = finlint.loaders.common.yamlload
+    monkeypatch.setattr(yamlload, "load_all", lambda *a, **k: calls.append(1) or real(*a, **k))
     (tmp_path / "package-lock.json").write_text('{"name": "web", "lockfileVersion": 3, "packages": {}}')
     (tmp_path / "good.json").write_text(GOOD_REQUEST)
     result = scan_paths([tmp_path])

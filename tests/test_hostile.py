@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from tests.conftest import scan_paths
 
-from finlint.discovery import Limits, read_text
+from finlint.loaders.common.discovery import Limits, read_text
 from finlint.scan import ScanOptions, lint
 
 POSIX = pytest.mark.skipif(sys.platform == "win32", reason="POSIX FIFOs, devices and permissions")
@@ -169,7 +169,7 @@ def test_read_sizes_the_first_read_from_fstat_and_still_reads_what_it_did_not_an
 ) -> None:
     """A small file is read with one right-sized read (os.read allocates what it is asked
     for); a file whose size fstat does not tell (procfs says 0) is still read to its end."""
-    from finlint.discovery import read_bytes
+    from finlint.loaders.common.discovery import read_bytes
 
     (tmp_path / "job.yaml").write_text("a: 1\n" * 3000)
     asked: list[int] = []

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from finlint.loaders.common.yamlload import LineDict, LineList, load_all
 from finlint.loaders.sagemaker_sdk.nbjson import NotSimple, read_notebook
-from finlint.yamlload import LineDict, LineList, load_all
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -198,7 +198,7 @@ def load_config(path: Path, given: bool = False) -> Config:
 
 
 def _read_yaml(text: str, show: str) -> tuple[dict[str, Any], Callable[[tuple[Any, ...]], int]]:
-    from finlint.yamlload import YamlLoadError, load_all
+    from finlint.loaders.common.yamlload import YamlLoadError, load_all
 
     try:
         docs = load_all(text)

@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from finlint.engine.run import Tagged
     from finlint.finding import Finding
     from finlint.ir import Record
-    from finlint.scan import ScanOptions
+    from finlint.options import ScanOptions
 
 #: Fewer files than this are parsed in the main process whatever ``--jobs`` says.
 MIN_FILES = 200
@@ -87,7 +87,7 @@ def _run_chunk(paths: list[Path]) -> tuple[list[Loaded], list[str]]:
 
 
 def _load_chunk(paths: list[Path], options: ScanOptions) -> list[Loaded]:
-    from finlint.scan import load_file
+    from finlint.loaders.dispatch import load_file
 
     return [load_file(path, options) for path in paths]
 
@@ -108,7 +108,7 @@ def load_files(paths: Iterable[Path], options: ScanOptions) -> Iterator[Loaded]:
 
     ``paths`` may be a generator (discovery): in a parallel scan the workers start on the
     first chunks while it is still running. Nothing is yielded before it is exhausted."""
-    from finlint.scan import load_file
+    from finlint.loaders.dispatch import load_file
 
     jobs = min(options.jobs, default_jobs() * 4)
     stream = iter(paths)
@@ -144,7 +144,7 @@ def _load_in_pool(
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
 
-    from finlint.scan import load_file
+    from finlint.loaders.dispatch import load_file
 
     # Workers get what loading needs: no progress stream, no cost settings (not picklable).
     worker_options = replace(options, progress=None, cost_settings=None)

@@ -1,63 +1,37 @@
 """One scan: discover files, load them into the IR, link, run the policies, price the findings.
 
-This is the Python API (``finlint.scan.lint``); the CLI is a thin shell over it. Data flows
-one way: files -> loaders -> IR -> linking -> engine -> cost -> (reporters, in the CLI).
+This is the Python API (``finlint.scan.lint``); the CLI is a thin shell over it. It is the
+pipeline only: discover -> load (``loaders.dispatch``) -> link -> check -> suppress -> price.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import gc
-import json
-import sys
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Iterable, Iterator
 
 from finlint import loaders, parallel
-from finlint.confine import OutsideRoot, Roots
-from finlint.discovery import Limits, claimed_by_content, read_text
-from finlint.discovery import discover as _discover
-from finlint.discovery import display_path as display_path
-from finlint.discovery import excluded as _excluded
+from finlint.confine import Roots
 from finlint.engine import EngineConfig, Policy, Undetermined, load_policies
 from finlint.finding import Finding
 from finlint.ir import LoadError, LoadResult, Notice, Record
 from finlint.linking import link
-from finlint.loaders import DirectoryLoader, DocContext, FileLoader, LoaderSpec
+from finlint.loaders import LoaderSpec, dispatch
+from finlint.loaders.common.discovery import discover as _discover
+from finlint.loaders.common.discovery import display_path as display_path
+from finlint.loaders.common.discovery import excluded as _excluded
+from finlint.loaders.dispatch import load_file as load_file
+from finlint.loaders.dispatch import load_structured as load_structured
+from finlint.options import ScanOptions as ScanOptions
 from finlint.result import ScanResult
 
 if TYPE_CHECKING:
     from finlint import context
-    from finlint.cost.common import CostSettings
 
 SUPPORTED_SUFFIXES = loaders.all_suffixes()
-TEMPLATE_MARKERS = ("{{", "{%")
-
-
-@dataclass
-class ScanOptions:
-    """What to scan and how: the one input of :func:`lint`."""
-
-    paths: list[Path] = field(default_factory=lambda: [Path(".")])
-    engine: EngineConfig = field(default_factory=EngineConfig)
-    policy_dirs: list[Path] = field(default_factory=list)
-    exclude: list[str] = field(default_factory=list)
-    loader_options: dict[str, Any] = field(default_factory=dict)  # tf_var_files, tf_vars, ...
-    cost_settings: CostSettings | None = None  # region, usage file, pricing overlay
-    #: paths in findings are relative to this directory (None: the current directory)
-    display_root: Path | None = None
-    limits: Limits = field(default_factory=Limits)  # file size and YAML node caps
-    skip_files: list[Path] = field(default_factory=list)  # the scan's own report/baseline files
-    progress: Callable[..., None] | None = None  # progress(phase, done, total), e.g. finlint.cli.progress
-    jobs: int = 1  # parse files in this many processes (finlint.parallel); output is identical
-    #: given files keep their repository's context (finlint.context); the CLI turns it on
-    context: bool = False
-    config_file: Path | None = None  # the config in force (its folder is a fallback context root)
-    #: what a repository-named path may resolve into (finlint.confine); None: derived from paths
-    roots: Roots | None = None
 
 
 def discover(
@@ -69,144 +43,10 @@ def discover(
     display_root: Path | None = None,
     roots: Roots | None = None,
 ) -> Iterator[Path]:
-    """Supported files under ``paths`` (see :func:`finlint.discovery.discover`)."""
+    """Supported files under ``paths`` (see :func:`finlint.loaders.common.discovery.discover`)."""
     return _discover(
         paths, exclude, errors, SUPPORTED_SUFFIXES, notices, skip_files or (), display_root, roots
     )
-
-
-def _looks_templated(text: str, error_line: int) -> bool:
-    """Helm/Jinja markers anywhere, or a `${...}` (templatefile, envsubst) where parsing broke.
-
-    `${...}` alone is common in valid YAML (CloudFormation `!Sub`), so it only explains a
-    failure on the lines around the error.
-    """
-    if any(marker in text for marker in TEMPLATE_MARKERS) or "%{" in text:
-        return True
-    lines = text.splitlines()
-    nearby = lines[max(0, error_line - 2) : error_line + 1]
-    return any("${" in line for line in nearby)
-
-
-def _json_claimable(text: str, display: str, result: LoadResult) -> bool:
-    """Check a .json file with the C parser first: a broken one is FIN000, and one no loader
-    claims (package-lock.json, tsconfig.json) is never given to the slower line-aware loader."""
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        from finlint.yamlload import json_error
-
-        message, line = json_error(exc)
-        result.errors.append(LoadError(display, line, message))
-        return False
-    except RecursionError:
-        result.errors.append(LoadError(display, 1, "document is nested too deeply to load"))
-        return False
-    return loaders.document_loader_for(data) is not None
-
-
-def load_structured(path: Path, display: str, text: str, options: dict[str, Any]) -> LoadResult:
-    """Parse a YAML/JSON file once and route each document to the loader that claims it."""
-    from finlint.yamlload import YamlLoadError, load_all
-
-    result = LoadResult()
-    is_json = path.suffix == ".json"
-    parsed = text
-    if is_json and not _json_claimable(text, display, result):
-        if not claimed_by_content(text):
-            result.errors.clear()  # not infrastructure (tsconfig.json with comments, empty .json)
-            return result
-        quoted = _json_template(text, display, result)
-        if quoted is None:
-            return result
-        parsed = quoted
-    try:
-        docs = load_all(parsed, is_json=is_json, max_nodes=options.get("max_yaml_nodes"))
-    except YamlLoadError as exc:
-        if not claimed_by_content(text):  # no loader would read it (mkdocs.yml with !!python/name:)
-            if exc.limit:
-                result.notices.append(Notice(display, exc.line, exc.message))
-            return result
-        if is_json or exc.limit:  # broken JSON, a file over a limit: never a template
-            result.errors.append(LoadError(display, exc.line, exc.message))
-            return result
-        tolerant = _read_template(text, display, exc, result, options.get("max_yaml_nodes"))
-        if tolerant is None:
-            return result
-        docs = tolerant
-    lines = text.splitlines()
-    for index, doc in enumerate(docs):
-        module = loaders.document_loader_for(doc)
-        if module is None:
-            continue
-        ctx = DocContext(file=display, lines=lines, doc_index=index, options=options)
-        try:
-            result.extend(module.load(doc, ctx))
-        except RecursionError:
-            result.errors.append(LoadError(display, getattr(doc, "line", 1), "document is nested too deeply"))
-    return result
-
-
-def _json_template(text: str, display: str, result: LoadResult) -> str | None:
-    """A .json file that is not JSON because it is a template (``"Count": {{ n }}``, a
-    pipeline definition rendered by a deploy script): its placeholders quoted when that makes
-    it JSON, else a "skipped template" notice instead of FIN000. None: nothing to read."""
-    if not result.errors or not any(marker in text for marker in TEMPLATE_MARKERS):
-        return None
-    from finlint import templating
-
-    error = result.errors.pop()
-    quoted = templating.quote_json_placeholders(text)
-    if quoted is not None:
-        if _json_claimable(quoted, display, result):
-            return quoted
-        if not result.errors:  # JSON once quoted, and no loader's input
-            return None
-    result.errors.clear()
-    result.notices.append(Notice(display, error.line, templating.skipped_message(error.line, error.message)))
-    return None
-
-
-def _read_template(
-    text: str, display: str, exc: Any, result: LoadResult, max_nodes: int | None
-) -> list[Any] | None:
-    """A file that is not YAML: through the tolerant reader when it is a template (a notice
-    naming the defeating line when even that fails), FIN000 when it is just broken."""
-    from finlint import templating
-
-    is_template_file = templating.template_suffix(display)
-    if not _looks_templated(text, exc.line):
-        if not is_template_file:  # a .tpl that is not YAML at all (a script) is not our input
-            result.errors.append(LoadError(display, exc.line, exc.message))
-        return None
-    docs, failure = templating.load_tolerant(text, max_nodes)
-    if docs is not None:
-        return docs
-    line, reason = failure if failure is not None else (exc.line, "")
-    if not is_template_file or _manifest_like(text):
-        result.notices.append(Notice(display, line, templating.skipped_message(line, reason)))
-    return None
-
-
-def _manifest_like(text: str) -> bool:
-    """A template file worth a notice: it says what it is (Kubernetes or CloudFormation)."""
-    return any(key in text for key in ("apiVersion:", "AWSTemplateFormatVersion", "Resources:"))
-
-
-def _safe(fn: Callable[[], LoadResult], display: str) -> LoadResult:
-    """A loader bug must cost one file, not the scan: report it as FIN000 with the reason."""
-    try:
-        return fn()
-    except loaders.LoaderUnavailable:
-        raise  # an installation problem, not a bad file: exit 2 with the reason
-    except RecursionError:
-        return LoadResult(errors=[LoadError(display, 1, "file is nested too deeply to load")])
-    except MemoryError:  # not "nested too deeply", and at this file's path
-        return LoadResult(errors=[LoadError(display, 1, "out of memory while reading")])
-    except Exception as exc:  # noqa: BLE001 - reported, never swallowed silently
-        return LoadResult(
-            errors=[LoadError(display, 1, f"internal error while loading: {type(exc).__name__}: {exc}")]
-        )
 
 
 def load_paths(
@@ -228,7 +68,7 @@ def load_paths(
     found: list[Path] = []
     files: list[Path] = []
     trees: dict[Path, tuple[LoaderSpec, Path] | None] = {}
-    consumed = _consumed_files(options.loader_options)
+    consumed = dispatch.consumed_files(options.loader_options)
     # "run": state the loaders of this one scan share (a notice given once per run);
     # "roots": where a path the repository names may lead (finlint.confine)
     roots = options.roots or Roots.of([*options.paths, *([plan.root] if plan is not None else [])])
@@ -298,7 +138,7 @@ def load_paths(
         progress("parsing directories", len(found), len(found))
     for spec, dirs in directories.items():
         before = set(texts)
-        loaded, read = _load_directories(spec, list(dirs), options, texts)
+        loaded, read = dispatch.load_directories(spec, list(dirs), options, texts)
         result.extend(loaded)
         if plan is None:
             count += read
@@ -324,77 +164,6 @@ def few_full_collections() -> Iterator[None]:
         yield
     finally:
         gc.set_threshold(*thresholds)
-
-
-def load_file(path: Path, options: ScanOptions) -> tuple[str, list[str] | None, LoadResult]:
-    """One file through its loader: its display path, its lines (None when unreadable) and
-    what it loaded. Runs in a worker process under ``--jobs``."""
-    display = display_path(path, options.display_root)
-    text = read_text(path, display, options.limits.max_file_bytes)
-    if isinstance(text, LoadError):
-        return display, None, LoadResult(errors=[text])
-    file_spec = loaders.spec_for_file(path.name, "file")
-    if file_spec is not None:
-        module: FileLoader = file_spec.load()
-        loader = partial(module.load_file, path, display, text, options.loader_options)
-    else:
-        loader_options = {**options.loader_options, "max_yaml_nodes": options.limits.max_yaml_nodes}
-        loader = partial(load_structured, path, display, text, loader_options)
-    lines = text.splitlines() if loaders.SUPPRESSION_MARKER in text else []  # only comments need them
-    return display, lines, _safe(loader, display)
-
-
-def _load_directories(
-    spec: LoaderSpec, dirs: list[Path], options: ScanOptions, texts: dict[str, list[str]]
-) -> tuple[LoadResult, int]:
-    """Load each directory once; directories that are modules of another are loaded through it."""
-    result = LoadResult()
-    module: DirectoryLoader = spec.load()
-    skip = module.module_directories(dirs)
-    count = 0
-    show = partial(display_path, root=options.display_root)
-    for directory in sorted(dirs):
-        pattern = "**/*" if spec.marker_files else "*"  # a tree unit owns its subdirectories
-        files = sorted(
-            f
-            for suffix in spec.unit_files or spec.suffixes
-            for f in directory.glob(f"{pattern}{suffix}")
-            if f.is_file() and not _excluded(f, options.exclude, options.display_root)
-        )
-        if options.roots is not None:  # a symlinked file of the unit leading out of the checkout
-            # the unit's folder was found without following folder symlinks, so only a file
-            # symlink can lead out: one lstat per file, no resolve of every path
-            refused = {f for f in files if f.is_symlink() and not options.roots.contains(f)}
-            result.notices.extend(Notice(show(f), 1, str(OutsideRoot(show(f)))) for f in sorted(refused))
-            files = [f for f in files if f not in refused]
-        count += len(files)
-        for f in files:
-            text = read_text(f, show(f), options.limits.max_file_bytes)
-            if isinstance(text, str):
-                texts[show(f)] = text.splitlines()
-        if directory in skip:
-            continue
-        loader = partial(module.load_directory, directory, files, show, options.loader_options)
-        result.extend(_safe(loader, show(directory)))
-    return result, count
-
-
-def _consumed_files(options: dict[str, Any]) -> set[Path]:
-    """Files a loader reads as input to another (Helm values files): never loaded on their own."""
-    paths = options.get("consumed_files") or ()
-    return {Path(p).absolute() for p in paths}
-
-
-def _finalize(records: list[Record]) -> list[Record]:
-    """Every loader's whole-scan pass (plan -> config lines, NodePool -> EC2NodeClass), in order.
-
-    A loader no file needed was never imported and made no records, so its pass is skipped:
-    importing it just to finish nothing would put every loader on a one-file run's path."""
-    for spec in loaders.REGISTRY:
-        if spec.module not in sys.modules:
-            continue
-        records = list(spec.load().finalize(records))
-    return records
 
 
 def parse_error_findings(
@@ -436,7 +205,7 @@ def _lint(options: ScanOptions, policies: list[Policy] | None) -> ScanResult:
     loaded.notices = list({(n.file, n.line, n.message): n for n in loaded.notices}.values())
     if options.progress is not None:
         options.progress("checking rules")
-    records = link(_finalize(loaded.records))
+    records = link(dispatch.finalize(loaded.records))
     undetermined: list[Undetermined] = []
     findings = parallel.run_policies(policies, records, options.engine, undetermined, options.jobs)
     findings.extend(parse_error_findings(loaded.errors, policies, options.engine))

@@ -3,7 +3,7 @@
 The repository, and so its ``.finlint.yaml``, is untrusted (docs/security.md): a file it names
 may be a FIFO (opening it would block), ``/dev/zero`` (reading it never ends) or very large, and
 a regex it writes may backtrack for hours on text it also wrote. So every such file is read with
-:func:`finlint.discovery.read_bytes` (non-blocking open, regular files only, bounded size), and
+:func:`finlint.loaders.common.discovery.read_bytes` (non-blocking open, regular files only, bounded size), and
 every regex a policy or a config takes is checked by :func:`regex_problem` before it runs:
 
 * it must compile, and be at most :data:`MAX_PATTERN_CHARS` long;
@@ -36,7 +36,7 @@ class Unreadable(Exception):
 
 def read_text(path: Path, max_bytes: int) -> str:
     """The UTF-8 text of ``path``, or :class:`Unreadable` with why not (never blocks, bounded)."""
-    from finlint.discovery import read_bytes
+    from finlint.loaders.common.discovery import read_bytes
 
     data = read_bytes(path, max_bytes)
     if isinstance(data, str):

@@ -13,12 +13,12 @@ from typing import Any
 import pytest
 from tests.conftest import scan_files
 
-from finlint import coerce
 from finlint.engine import load_policies
 from finlint.engine.conditions import Env, evaluate, render_message
 from finlint.engine.facts import FACTS
 from finlint.engine.policy import Policy
 from finlint.ir import Alternatives, Location, TrainingJob, Unknown, alternatives
+from finlint.loaders.common import coerce
 from finlint.loaders.sagemaker_sdk.loader import load_file
 
 

@@ -14,7 +14,7 @@ from tests.conftest import scan_files
 from finlint import ir
 from finlint.ir import Alternatives, Unknown
 from finlint.loaders import DocContext, cloudformation
-from finlint.yamlload import load_all
+from finlint.loaders.common.yamlload import load_all
 
 REASON = "Fn::If on condition Big is decided at deploy time"
 

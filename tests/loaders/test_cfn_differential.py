@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from finlint.loaders import cloudformation
-from finlint.yamlload import LineDict, load_all
+from finlint.loaders.common.yamlload import LineDict, load_all
 
 ROOT = Path(__file__).resolve().parents[2]
 CFN_FIXTURES = sorted(

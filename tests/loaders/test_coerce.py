@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from tests.conftest import scan_files
 
-from finlint import coerce
 from finlint.ir import Unknown
+from finlint.loaders.common import coerce
 
 
 @pytest.mark.parametrize(

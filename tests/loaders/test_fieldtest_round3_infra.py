@@ -15,9 +15,9 @@ from finlint.engine import EngineConfig
 from finlint.ir import ComputePool, LoadResult, Notebook, Unknown
 from finlint.loaders import DocContext
 from finlint.loaders import kubernetes as k8s
+from finlint.loaders.common.yamlload import load_all
 from finlint.loaders.terraform import heredocs
 from finlint.scan import ScanOptions, lint
-from finlint.yamlload import load_all
 
 
 def k8s_load(text: str) -> LoadResult:

@@ -12,12 +12,12 @@ from tests.conftest import scan_files
 
 from finlint import ir
 from finlint.ir import Alternatives, Unknown
+from finlint.loaders.common.yamlload import LineDict
 from finlint.loaders.terraform import hcl as h
 from finlint.loaders.terraform import loader as tf
 from finlint.loaders.terraform.eval import Evaluator
 from finlint.loaders.terraform.functions import binary
 from finlint.loaders.terraform.items import as_str_tuple, times
-from finlint.yamlload import LineDict
 
 REASON = "condition: var.big has no default and no value in tfvars or --var"
 ROLE = 'role_arn = "arn:aws:iam::123456789012:role/x"'

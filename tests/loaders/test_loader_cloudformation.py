@@ -10,7 +10,7 @@ import pytest
 
 from finlint import ir
 from finlint.loaders import DocContext, cloudformation, document_loader_for
-from finlint.yamlload import YamlLoadError, load_all
+from finlint.loaders.common.yamlload import YamlLoadError, load_all
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "fixtures" / "cloudformation"

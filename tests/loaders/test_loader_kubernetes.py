@@ -23,7 +23,7 @@ from finlint.ir import (
 )
 from finlint.loaders import DocContext, document_loader_for
 from finlint.loaders import kubernetes as k8s
-from finlint.yamlload import load_all
+from finlint.loaders.common.yamlload import load_all
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = REPO / "fixtures" / "kubernetes"

@@ -11,7 +11,7 @@ import pytest
 from finlint import ir
 from finlint.loaders import DocContext, document_loader_for
 from finlint.loaders import sagemaker_api as sm
-from finlint.yamlload import load_all
+from finlint.loaders.common.yamlload import load_all
 
 ROOT = Path(__file__).resolve().parents[2]
 FIX = ROOT / "fixtures" / "sagemaker-api"

@@ -12,8 +12,8 @@ from click.testing import CliRunner
 
 from finlint import ir
 from finlint.loaders import DocContext
+from finlint.loaders.common.yamlload import load_all
 from finlint.loaders.terraform import plan as tp
-from finlint.yamlload import load_all
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "terraform" / "gpu_platform"
 

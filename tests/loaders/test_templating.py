@@ -8,8 +8,8 @@ import pytest
 import yaml
 
 from finlint.ir import is_unknown
+from finlint.loaders.common.templating import Unrecoverable, mask
 from finlint.scan import ScanOptions, lint
-from finlint.templating import Unrecoverable, mask
 
 REPO = Path(__file__).resolve().parents[2]
 TEMPLATED = REPO / "fixtures" / "templated"
@@ -248,7 +248,7 @@ def test_json_placeholders_inside_strings_with_escaped_quotes_stay_as_written() 
     """An escaped quote does not end a string; an escaped backslash before a quote does."""
     import json
 
-    from finlint.templating import quote_json_placeholders
+    from finlint.loaders.common.templating import quote_json_placeholders
 
     text = '{"a": "say \\"{{ y }}\\"", "b": "c:\\\\", "n": {{ n }}}'
     quoted = quote_json_placeholders(text)

@@ -90,7 +90,11 @@ def test_notebook_with_many_cells_is_linear(tmp_path: Path, monkeypatch: pytest.
     [
         ("finlint.loaders.terraform.hcl.parse_text", "main.tf", '# hostile\nlocals {\n  a = "b"\n}\n'),
         ("ast.parse", "train.py", "import sagemaker  # hostile\n"),
-        ("finlint.yamlload._check_node_count", "pod.yaml", "# hostile\nkind: Pod\nmetadata: {name: x}\n"),
+        (
+            "finlint.loaders.common.yamlload._check_node_count",
+            "pod.yaml",
+            "# hostile\nkind: Pod\nmetadata: {name: x}\n",
+        ),
     ],
 )
 def test_memory_error_is_reported_honestly_at_the_file(

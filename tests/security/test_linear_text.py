@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tests.security.test_budgets import deadline
 
-from finlint import template_text
+from finlint.loaders.common import template_text
 from finlint.loaders.kubernetes.workloads import checkpoint_flag_paths
 from finlint.scan import ScanOptions, lint
 

@@ -53,7 +53,7 @@ def input_options(
 
 
 def limits_for(config: Any, max_file_mb: float | None, max_yaml_nodes: int | None) -> Any:
-    from finlint.discovery import MIB, Limits
+    from finlint.loaders.common.discovery import MIB, Limits
 
     mb = max_file_mb if max_file_mb is not None else config.max_file_mb
     nodes = max_yaml_nodes if max_yaml_nodes is not None else config.max_yaml_nodes

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from finlint.confine import inside
-from finlint.discovery import SKIP_DIRS
+from finlint.loaders.common.discovery import SKIP_DIRS
 from finlint.usercache import cache_dir, trusted, write_private  # FINLINT_CACHE_DIR; off disables
 
 STRUCTURED = (".yaml", ".yml", ".json")

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from finlint.context.index import MODULE_SOURCE, norm
-from finlint.discovery import SKIP_DIRS
+from finlint.loaders.common.discovery import SKIP_DIRS
 
 
 @dataclass(frozen=True)

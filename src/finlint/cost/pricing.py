@@ -222,7 +222,7 @@ def read_price_file(path: Path) -> Any:
     except Unreadable as exc:
         raise PricingError(f"{path}:1: cannot read: {exc}") from exc
     if path.suffix in (".yml", ".yaml"):
-        from finlint.yamlload import YamlLoadError, load_all
+        from finlint.loaders.common.yamlload import YamlLoadError, load_all
 
         try:  # bounded: node count and alias expansion are capped, unlike yaml.safe_load
             docs = load_all(text)

@@ -194,7 +194,7 @@ def _check_params(doc: Any, file: str, where: str, line: int) -> dict[str, Any]:
 
 def parse_usage(text: str, file: str = DEFAULT_FILE) -> Usage:
     """Parse usage-file text; raises :class:`UsageFileError` with the offending line."""
-    from finlint.yamlload import YamlLoadError, load_all
+    from finlint.loaders.common.yamlload import YamlLoadError, load_all
 
     try:
         docs = load_all(text)

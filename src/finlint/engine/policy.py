@@ -18,8 +18,8 @@ from finlint.engine.facts import FACTS
 from finlint.errors import LocatedError
 from finlint.finding import SEVERITIES
 from finlint.ir import RECORD_TYPES
+from finlint.loaders.common.yamlload import LineDict, YamlLoadError, load_all
 from finlint.untrusted import Unreadable, read_text, regex_problem
-from finlint.yamlload import LineDict, YamlLoadError, load_all
 
 POLICY_KEYS = {
     "id",

@@ -43,7 +43,7 @@ from finlint.loaders.cloudformation.values import (
     Template,
     unknown_functions,
 )
-from finlint.yamlload import LineDict, LineList
+from finlint.loaders.common.yamlload import LineDict, LineList
 
 FORMAT = "cloudformation"
 finalize = no_finalize  # no whole-scan pass

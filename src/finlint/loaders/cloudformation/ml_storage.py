@@ -17,7 +17,7 @@ from finlint import ir
 from finlint.loaders import FieldCollector
 from finlint.loaders.cloudformation.resources import Resource, _referenced_resource, fsx
 from finlint.loaders.cloudformation.values import Template
-from finlint.loaders.lifecycle_scripts import script_text, stops_when_idle
+from finlint.loaders.common.lifecycle_scripts import script_text, stops_when_idle
 
 LIFECYCLE_TYPE = "AWS::SageMaker::NotebookInstanceLifecycleConfig"
 DRA_TYPE = "AWS::FSx::DataRepositoryAssociation"

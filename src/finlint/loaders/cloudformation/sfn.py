@@ -25,8 +25,8 @@ from finlint.loaders.cloudformation.values import (
     scalar_text,
     sub_args,
 )
+from finlint.loaders.common.yamlload import LineDict, LineList, YamlLoadError, load_all
 from finlint.loaders.sagemaker_api.asl import training_jobs_from_asl
-from finlint.yamlload import LineDict, LineList, YamlLoadError, load_all
 
 _BLOCK_LITERAL = re.compile(r"\|[0-9+-]*\s*(?:#.*)?$")
 _PLACEHOLDER = re.compile(r"__finlint_unknown_(\d+)__")

@@ -21,9 +21,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from finlint import coerce, ir
+from finlint import ir
 from finlint.loaders import DocContext
-from finlint.yamlload import LineDict, LineList, type_word
+from finlint.loaders.common import coerce
+from finlint.loaders.common.yamlload import LineDict, LineList, type_word
 
 PSEUDO_PARAMETERS = (
     "AWS::AccountId",

@@ -21,15 +21,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from finlint import loaders, templating
+from finlint import loaders
 from finlint.confine import Roots
 from finlint.ir import LoadError, LoadResult, Notice, Record
 from finlint.loaders.base import DocContext
+from finlint.loaders.common import templating
+from finlint.loaders.common.yamlload import LineDict, LineList, YamlLoadError, load_all
 from finlint.loaders.helm import chartcopy
 from finlint.loaders.helm import lines as line_map
 from finlint.loaders.helm import render as renderers
 from finlint.loaders.helm.values import Values, ValuesSource, merge, read_values
-from finlint.yamlload import LineDict, LineList, YamlLoadError, load_all
 
 FORMAT = "helm"
 DEFAULT_RELEASE = "release-name"  # what `helm template` calls a release it is given no name for

@@ -16,7 +16,7 @@ import tempfile
 from pathlib import Path
 
 from finlint.confine import Roots
-from finlint.discovery import MIB, read_bytes
+from finlint.loaders.common.discovery import MIB, read_bytes
 
 MAX_CHART_BYTES = 20 * MIB
 MAX_CHART_FILES = 2_000

@@ -8,7 +8,7 @@
 * ``sdk``: ``helm-python-sdk`` (Apache-2.0), Helm's own Go SDK in a bundled shared library:
   ``Chart.load(dir).render(values, name=...)``; ``lookup`` returns nothing, nothing is fetched.
   It runs in a child process (:mod:`.render_child`) with a memory limit and a timeout.
-* ``tolerant``: no renderer; the chart's templates are read by :mod:`finlint.templating`.
+* ``tolerant``: no renderer; the chart's templates are read by :mod:`finlint.loaders.common.templating`.
 
 Template output is never written to disk; a failure is a :class:`RenderFailure` carrying
 Helm's message (one escaped line, at most :data:`MAX_MESSAGE` characters) and, when Helm names

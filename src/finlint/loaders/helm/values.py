@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from finlint.yamlload import LineDict, YamlLoadError, load_all
+from finlint.loaders.common.yamlload import LineDict, YamlLoadError, load_all
 
 
 @dataclass
@@ -46,7 +46,7 @@ class Values:
 
 def read_values(path: Path, display: str) -> tuple[dict[str, Any] | None, str | None]:
     """A values file's mapping (with lines), or why it cannot be used."""
-    from finlint.discovery import DEFAULT_MAX_FILE_BYTES
+    from finlint.loaders.common.discovery import DEFAULT_MAX_FILE_BYTES
     from finlint.untrusted import Unreadable, read_text
 
     try:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from finlint.ir import ComputePool, Maybe, Record, Requirement, Unknown
+from finlint.loaders.common.yamlload import LineDict, kind_name
 from finlint.loaders.kubernetes.object import (
     Doc,
     Node,
@@ -29,7 +30,6 @@ from finlint.loaders.kubernetes.object import (
     templated,
     text,
 )
-from finlint.yamlload import LineDict, kind_name
 
 NODE_CLASS_FACTS = "karpenter_node_class"  # extra key of the EC2NodeClass carrier record
 CAPACITY_TYPE_KEY = "karpenter.sh/capacity-type"

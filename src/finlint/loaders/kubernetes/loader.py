@@ -26,6 +26,7 @@ from typing import Any, Callable
 from finlint import ir
 from finlint.ir import Record
 from finlint.loaders import DocContext
+from finlint.loaders.common.yamlload import LineDict, pin_lines
 from finlint.loaders.kubernetes.eksctl import EKSCTL_DEFAULT_NODE_COUNT, load_eksctl
 from finlint.loaders.kubernetes.karpenter import (
     ALL_CAPACITY_TYPES,
@@ -47,7 +48,6 @@ from finlint.loaders.kubernetes.storage import (
     load_storage_class,
 )
 from finlint.loaders.kubernetes.workloads import load_workload
-from finlint.yamlload import LineDict, pin_lines
 
 __all__ = [
     "ALL_CAPACITY_TYPES",

@@ -12,11 +12,11 @@ from __future__ import annotations
 import re
 from typing import Any, Iterator
 
-from finlint import coerce
 from finlint.domain.quantity import quantity_to_gib
 from finlint.ir import Location, Maybe, Suppression, Unknown, distinct_suppressions
 from finlint.loaders import DocContext
-from finlint.yamlload import LineDict, LineList
+from finlint.loaders.common import coerce
+from finlint.loaders.common.yamlload import LineDict, LineList
 
 Node = dict[Any, Any]  # a parsed mapping (a LineDict when it came from YAML)
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 from finlint.ir import Maybe, Record, TrainingJob, Unknown
+from finlint.loaders.common.yamlload import LineDict
 from finlint.loaders.kubernetes.object import FORMAT, Doc, Node, boolean, child, integer, items, mapping, text
 from finlint.loaders.kubernetes.workloads import load_workload
-from finlint.yamlload import LineDict
 
 SAGEMAKER_DEFAULT_MAX_RUNTIME_S = 86_400
 

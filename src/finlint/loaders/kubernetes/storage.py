@@ -13,6 +13,7 @@ import re
 from typing import Any, NamedTuple
 
 from finlint.ir import ConfigMap, Maybe, Record, Volume
+from finlint.loaders.common.yamlload import LineDict
 from finlint.loaders.kubernetes.object import (
     Doc,
     Node,
@@ -24,7 +25,6 @@ from finlint.loaders.kubernetes.object import (
     templated,
     text,
 )
-from finlint.yamlload import LineDict
 
 EFS_DRIVER = "efs.csi.aws.com"
 #: Provisioners / drivers known not to be EFS (anything else is left for the linking pass).

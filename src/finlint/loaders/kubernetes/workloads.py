@@ -13,6 +13,7 @@ import re
 from typing import Any, Iterator, NamedTuple
 
 from finlint.ir import Maybe, Mount, Record, Volume
+from finlint.loaders.common.yamlload import LineDict
 from finlint.loaders.kubernetes.object import (
     FORMAT,
     Doc,
@@ -25,7 +26,6 @@ from finlint.loaders.kubernetes.object import (
     text,
 )
 from finlint.loaders.kubernetes.storage import FILE_SYSTEM_DRIVERS, claim_volume, efs_id_from_dns, is_efs
-from finlint.yamlload import LineDict
 
 _CHECKPOINT_WORD = re.compile(r"checkpoint|ckpt", re.IGNORECASE)
 _NAME_RUN = re.compile(r"[\w.-]+")

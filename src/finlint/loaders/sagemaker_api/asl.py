@@ -8,9 +8,9 @@ from typing import Any
 
 from finlint import ir
 from finlint.loaders.base import DocContext
+from finlint.loaders.common.yamlload import kind_name
 from finlint.loaders.sagemaker_api.reader import Reader, is_intrinsic
 from finlint.loaders.sagemaker_api.request import build_job, tuning_multiplier
-from finlint.yamlload import kind_name
 
 _PARTITION = r"(?:aws(?:-[a-z]+)*|\$\{AWS::Partition\}|\$\{Partition\}|\$\{[A-Za-z0-9_.:]+\})"
 

@@ -7,9 +7,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from finlint import coerce, ir
+from finlint import ir
 from finlint.loaders.base import DocContext
-from finlint.yamlload import LineDict, LineList, kind_name, type_word
+from finlint.loaders.common import coerce
+from finlint.loaders.common.yamlload import LineDict, LineList, kind_name, type_word
 
 FORMAT = "sagemaker-api"
 

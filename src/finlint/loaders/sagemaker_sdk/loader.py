@@ -31,6 +31,7 @@ from finlint.ir import (
     map_options,
 )
 from finlint.loaders.base import DocContext, no_finalize
+from finlint.loaders.common.yamlload import LineDict, LineList, YamlLoadError, load_all
 from finlint.loaders.sagemaker_sdk.dataloader import MARKER as DATALOADER_MARKER
 from finlint.loaders.sagemaker_sdk.dataloader import load_data_loaders
 from finlint.loaders.sagemaker_sdk.launch import Launch, SdkInterpreter
@@ -38,7 +39,6 @@ from finlint.loaders.sagemaker_sdk.loops import launches_of
 from finlint.loaders.sagemaker_sdk.sdk_defaults import DEFAULTS_FIELDS, apply_defaults, find_defaults
 from finlint.loaders.sagemaker_sdk.sources import Sources, origin_of
 from finlint.loaders.sagemaker_sdk.values import DictVal, PartialStr
-from finlint.yamlload import LineDict, LineList, YamlLoadError, load_all
 
 FORMAT = "sagemaker-python"
 finalize = no_finalize  # no whole-scan pass

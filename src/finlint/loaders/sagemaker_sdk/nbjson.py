@@ -18,7 +18,7 @@ import json
 import re
 from typing import Any
 
-from finlint.yamlload import LineDict, LineList
+from finlint.loaders.common.yamlload import LineDict, LineList
 
 _SCAN = json.JSONDecoder().scan_once  # type: ignore[attr-defined]  # the C scanner where available: (value, end) at an index
 _SPACE = re.compile(r"[ \t\n\r]*")

@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from finlint.ir import Unknown
+from finlint.loaders.common.yamlload import LineDict, LineList, YamlLoadError, load_all
 from finlint.loaders.sagemaker_sdk.values import DictVal
-from finlint.yamlload import LineDict, LineList, YamlLoadError, load_all
 
 
 def _tomllib() -> Any:

@@ -6,11 +6,11 @@ from typing import TYPE_CHECKING, Any
 
 from finlint import ir
 from finlint.ir import Unknown, plain_unknown
+from finlint.loaders.common.yamlload import LineDict, LineList
 from finlint.loaders.terraform import mapping as m
 from finlint.loaders.terraform.eval import Evaluator
 from finlint.loaders.terraform.files import FORMAT, Decl
 from finlint.loaders.terraform.values import body_values, with_lines
-from finlint.yamlload import LineDict, LineList
 
 if TYPE_CHECKING:
     from finlint.loaders.terraform.modules import Module

@@ -7,11 +7,11 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from finlint import ir
 from finlint.loaders.base import DocContext
+from finlint.loaders.common.yamlload import YamlLoadError, load_all, pin_lines
 from finlint.loaders.terraform import hcl as h
 from finlint.loaders.terraform.eval import Evaluator, demote
 from finlint.loaders.terraform.files import Decl
 from finlint.loaders.terraform.values import render, with_lines
-from finlint.yamlload import YamlLoadError, load_all, pin_lines
 
 if TYPE_CHECKING:
     from finlint.loaders.terraform.modules import Module

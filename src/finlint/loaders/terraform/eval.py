@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from finlint.ir import Alternatives, Unknown, alternatives, plain_unknown
+from finlint.loaders.common.yamlload import LineDict, LineList
 from finlint.loaders.terraform import hcl as h
 from finlint.loaders.terraform.functions import (  # the values, operators and functions
     _UNKNOWN_AWARE,
@@ -34,7 +35,6 @@ from finlint.loaders.terraform.options import EvalError as EvalError
 from finlint.loaders.terraform.options import contains_unknown as contains_unknown
 from finlint.loaders.terraform.options import demote as demote
 from finlint.loaders.terraform.options import is_option, lift
-from finlint.yamlload import LineDict, LineList
 
 MAX_DEPTH = 64
 #: Expression nodes one evaluation may visit (six nested ``for`` over 30 items: 7e8 of them).

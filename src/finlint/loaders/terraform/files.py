@@ -9,7 +9,7 @@ from typing import Any, Callable
 
 from finlint import ir
 from finlint.confine import OutsideRoot, Roots
-from finlint.discovery import read_bytes
+from finlint.loaders.common.discovery import read_bytes
 from finlint.loaders.terraform import hcl as h
 from finlint.loaders.terraform import mapping as m
 

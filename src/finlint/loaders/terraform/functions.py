@@ -195,7 +195,7 @@ def _jsonencode(value: Any) -> Any:
 
 
 def _decode(text: Any, is_json: bool) -> Any:
-    from finlint.yamlload import YamlLoadError, load_all
+    from finlint.loaders.common.yamlload import YamlLoadError, load_all
 
     if not isinstance(text, str):
         raise EvalError("decode of a non-string")

@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from finlint import coerce, ir
+from finlint import ir
 from finlint.ir import Unknown
+from finlint.loaders.common import coerce
 
 
 @dataclass

@@ -7,8 +7,8 @@ from typing import Any
 
 from finlint import ir
 from finlint.ir import Unknown, plain_unknown
+from finlint.loaders.common.yamlload import LineDict, LineList
 from finlint.loaders.terraform.items import Item
-from finlint.yamlload import LineDict, LineList
 
 _K8S_OBJECTS = {
     "kubernetes_storage_class": ("storage.k8s.io/v1", "StorageClass"),

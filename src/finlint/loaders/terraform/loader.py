@@ -18,8 +18,8 @@ from typing import Any, Callable, Iterable
 
 from finlint import ir
 from finlint.confine import Roots
-from finlint.discovery import read_bytes
 from finlint.loaders.base import no_finalize
+from finlint.loaders.common.discovery import read_bytes
 from finlint.loaders.terraform import hcl as h
 from finlint.loaders.terraform import mapping as m
 from finlint.loaders.terraform.files import FORMAT, TF_SUFFIXES, Run, parse_files

@@ -15,7 +15,7 @@ from typing import Any
 
 from finlint import ir
 from finlint.ir import Unknown, plain_unknown
-from finlint.loaders.lifecycle_scripts import stops_when_idle
+from finlint.loaders.common.lifecycle_scripts import stops_when_idle
 from finlint.loaders.terraform.items import Item, Lines, as_str, common_fields, get
 
 LIFECYCLE = "aws_sagemaker_notebook_instance_lifecycle_configuration"

@@ -10,8 +10,8 @@ from typing import Any
 
 from finlint import ir
 from finlint.confine import OutsideRoot
-from finlint.discovery import read_bytes
 from finlint.ir import Unknown
+from finlint.loaders.common.discovery import read_bytes
 from finlint.loaders.terraform import hcl as h
 from finlint.loaders.terraform import mapping as m
 from finlint.loaders.terraform import registry_modules, types

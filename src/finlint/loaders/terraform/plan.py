@@ -18,7 +18,7 @@ from typing import Any
 from finlint import ir
 from finlint.ir import Unknown
 from finlint.loaders import DocContext
-from finlint.yamlload import LineDict, LineList, YamlLoadError, load_all, pin_lines
+from finlint.loaders.common.yamlload import LineDict, LineList, YamlLoadError, load_all, pin_lines
 
 FORMAT = "terraform-plan"
 _EMBEDDED = ("kubectl_manifest", "kubernetes_manifest", "aws_sfn_state_machine")

@@ -18,12 +18,12 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from finlint import ir
 from finlint.ir import Unknown, plain_unknown
+from finlint.loaders.common.yamlload import LineDict
 from finlint.loaders.terraform import mapping as m
 from finlint.loaders.terraform.eks_module import blockify, eks_module
 from finlint.loaders.terraform.eval import Evaluator
 from finlint.loaders.terraform.files import FORMAT, MODULE_META, Decl
 from finlint.loaders.terraform.values import body_values
-from finlint.yamlload import LineDict
 
 if TYPE_CHECKING:
     from finlint.loaders.terraform.modules import Module

@@ -14,8 +14,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from finlint.loaders.common.yamlload import LineDict, YamlLoadError, load_all
 from finlint.loaders.terraform.hcl import HclError
-from finlint.yamlload import LineDict, YamlLoadError, load_all
 
 #: Top-level block type -> number of labels (``resource`` "type" "name").
 _LABELS = {

@@ -9,10 +9,10 @@ from typing import Any
 
 from finlint import ir
 from finlint.ir import Unknown
+from finlint.loaders.common.yamlload import YamlLoadError, load_all
 from finlint.loaders.terraform import hcl as h
 from finlint.loaders.terraform.eval import Evaluator
 from finlint.loaders.terraform.files import Run, read_file
-from finlint.yamlload import YamlLoadError, load_all
 
 
 def root_tfvars(run: Run, directory: Path) -> dict[str, Any]:

@@ -12,10 +12,10 @@ from __future__ import annotations
 from typing import Any
 
 from finlint.ir import Unknown
+from finlint.loaders.common.yamlload import LineDict, LineList
 from finlint.loaders.terraform import hcl as h
 from finlint.loaders.terraform.eval import EvalError, Evaluator
 from finlint.loaders.terraform.tfvars import ConstScope
-from finlint.yamlload import LineDict, LineList
 
 MAX_DEPTH = 16
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from finlint.ir import Unknown
+from finlint.loaders.common.yamlload import LineDict, LineList
 from finlint.loaders.terraform import hcl as h
 from finlint.loaders.terraform.eval import EvalError, Evaluator
 from finlint.loaders.terraform.files import _NOT_RESOURCE_ROOTS, META_ARGS, UNKNOWN_TEXT
 from finlint.loaders.terraform.functions import to_string
-from finlint.yamlload import LineDict, LineList
 
 # --- resource bodies -----------------------------------------------------------------------------
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from finlint.template_text import MAX_TAG_CHARS, MAX_TAG_LINES, Tags, head_key, key_match
+from finlint.loaders.common.template_text import MAX_TAG_CHARS, MAX_TAG_LINES, Tags, head_key, key_match
 
 _OPEN = re.compile(r"\{\{|\{%|\{#|%\{")
 _TAG = Tags
@@ -469,7 +469,7 @@ def load_tolerant(
     text: str, max_nodes: int | None = None
 ) -> tuple[list[object], None] | tuple[None, tuple[int, str]]:
     """Documents of a templated YAML text, or (line, reason) when its structure is not recoverable."""
-    from finlint.yamlload import YamlLoadError, load_all
+    from finlint.loaders.common.yamlload import YamlLoadError, load_all
 
     try:
         masked = mask(text)

@@ -16,7 +16,7 @@ import re
 from typing import Any
 
 from finlint.ir import Alternatives, Unknown, map_options
-from finlint.yamlload import kind_name
+from finlint.loaders.common.yamlload import kind_name
 
 _NUMBER_TEXT = re.compile(r"^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$")
 
