@@ -15,12 +15,24 @@ def severity_rank(severity: str) -> int:
     return SEVERITIES.index(severity)
 
 
+@dataclass(frozen=True)
+class CountedOnce:
+    """One bill that several findings price: ``cost.price_findings`` counts it on one of them
+    and zeroes the others (``storage``: the EFS a PVC and its workload describe; ``pool``: a
+    pool's risk ceiling FIN301 and FIN304 both see; ``notebook``: hours FIN301 and FIN302 price)."""
+
+    kind: str  # storage | pool | notebook
+    resource: str  # the address the bill belongs to
+
+
 @dataclass
 class Cost:
     """A dollar figure a reader can recompute from ``basis`` and ``assumptions``.
 
     ``kind``: ``waste`` (money burnt by the setting), ``risk`` (what it may burn), or
     ``savings`` (what the fix saves). ``monthly_usd`` is None only together with ``reason``.
+    ``counted_once`` names a bill other findings share (the de-duplication's key); the
+    ``assumptions`` still show it to the reader.
     """
 
     monthly_usd: float | None
@@ -29,6 +41,7 @@ class Cost:
     basis: str
     assumptions: dict[str, Any] = field(default_factory=dict)
     reason: str | None = None  # why there is no figure (unpriced type, ...)
+    counted_once: CountedOnce | None = None
 
     def to_json(self) -> dict[str, Any]:
         """Valid JSON always: a non-finite number (never expected) becomes null, never NaN/Infinity."""

@@ -14,7 +14,7 @@ from finlint.cost.bounds import finite_cost
 from finlint.cost.common import CostContext, CostSettings, per_launch_note
 from finlint.cost.pricing import PricingError
 from finlint.cost.usage import UsageFileError
-from finlint.finding import Cost, Finding
+from finlint.finding import Cost, CountedOnce, Finding
 from finlint.ir import Notice, Record
 
 ModelFn = Callable[[Finding, CostContext], Cost]
@@ -113,16 +113,16 @@ def _count_storage_once(findings: Iterable[Finding]) -> None:
     The other findings keep their basis, with a zero monthly figure that says where it is counted,
     so the total is not inflated.
     """
-    counted: dict[str, Finding] = {}
+    counted: dict[CountedOnce, Finding] = {}
     for f in sorted(findings, key=lambda f: (f.file, f.line)):
         cost = f.cost
         if cost is None or cost.monthly_usd is None or not f.active:
             continue
-        # "storage": one EFS bill; "once": one pool's risk ceiling seen by two rules (FIN301, FIN304)
-        key = cost.assumptions.get("storage") or cost.assumptions.get("once")
-        if not key:
+        key = cost.counted_once  # one EFS bill; one pool's risk ceiling seen by FIN301 and FIN304
+        if key is None:
             continue
-        if key not in counted or (counted[key].resource != key and f.resource == key):
+        # the first finding counts it, unless a later one is on the resource the bill belongs to
+        if key not in counted or (counted[key].resource != key.resource and f.resource == key.resource):
             if key in counted:
                 _zero(counted[key], f)
             counted[key] = f

@@ -63,4 +63,11 @@ def price_alternatives(finding: Finding, price: Pricer) -> Cost | None:
         "alternatives": {k: list(v.options) for k, v in fields.items()},
         "priced_alternative": chosen,
     }
-    return Cost(cheapest.monthly_usd, cheapest.per_run_usd, cheapest.kind, basis, assumptions)
+    return Cost(
+        cheapest.monthly_usd,
+        cheapest.per_run_usd,
+        cheapest.kind,
+        basis,
+        assumptions,
+        counted_once=cheapest.counted_once,
+    )

@@ -23,7 +23,7 @@ from typing import Any, Mapping
 from finlint.cost.common import CostContext, known, num, price_note, quote_json, unpriced, usd
 from finlint.cost.pricing import PriceQuote
 from finlint.cost.usage import HOURS_PER_MONTH
-from finlint.finding import Cost, Finding
+from finlint.finding import Cost, CountedOnce, Finding
 from finlint.ir import FileSystem, Record, TrainingJob, Volume
 
 KIND = "savings"
@@ -210,8 +210,9 @@ def price(finding: Finding, ctx: CostContext) -> Cost:
         f"{usd(alt_total)}/month. Saving {usd(efs_total)} - {usd(alt_total)} = {usd(saving)}/month"
         f"{none_text}. {price_note(*quotes)}"
     )
+    shared = CountedOnce("storage", storage_key(rec, ctx.records))
     assumptions.update(
-        storage=storage_key(rec, ctx.records),
+        storage=shared.resource,
         lower_bound=stream.gb_per_month is None,
         throughput_mode=mode or "not linked (Elastic assumed)",
         fsx_lustre_gb=fsx_gb,
@@ -221,7 +222,7 @@ def price(finding: Finding, ctx: CostContext) -> Cost:
         region=std.region,
         prices=quote_json(*quotes),
     )
-    return Cost(saving, None, KIND, basis, assumptions)
+    return Cost(saving, None, KIND, basis, assumptions, counted_once=shared)
 
 
 def _s3_side(

@@ -32,7 +32,7 @@ from finlint.cost.pools import always_on, limit_ceiling, pool_prices
 from finlint.cost.pricing import PriceQuote, Pricing
 from finlint.cost.usage import HOURS_PER_MONTH
 from finlint.domain import catalog
-from finlint.finding import Cost, Finding
+from finlint.finding import Cost, CountedOnce, Finding
 from finlint.ir import ComputePool, Notebook, TrainingJob
 
 KIND = "savings"
@@ -201,9 +201,10 @@ def price(finding: Finding, ctx: CostContext) -> Cost:
     if per_run_hours is not None:
         assumptions["instance_hours_per_run"] = per_run_hours
         assumptions["jobs_per_run"] = jobs
-    if isinstance(rec, Notebook):
+    shared = CountedOnce("notebook", finding.resource) if isinstance(rec, Notebook) else None
+    if shared is not None:
         assumptions["once"] = f"notebook:{finding.resource}"  # FIN302 prices the same hours
-    return Cost(monthly, per_run, KIND, basis, assumptions)
+    return Cost(monthly, per_run, KIND, basis, assumptions, counted_once=shared)
 
 
 def _ceiling(finding: Finding, prices: Any, types: list[str], types_how: str) -> Cost:
@@ -239,7 +240,9 @@ def _ceiling(finding: Finding, prices: Any, types: list[str], types_how: str) ->
         "region": top.region,
         "prices": quote_json(*prices.quotes),
     }
-    return Cost(node_month, None, "risk", basis, assumptions)
+    return Cost(
+        node_month, None, "risk", basis, assumptions, counted_once=CountedOnce("pool", finding.resource)
+    )
 
 
 def _limit_ceiling(finding: Finding, prices: Any, node_type: str, nodes: int) -> Cost:

@@ -17,7 +17,7 @@ from typing import Any
 from finlint.cost.common import CostContext, num, price_note, quote_json, unpriced, usd
 from finlint.cost.pools import pool_prices
 from finlint.cost.usage import HOURS_PER_MONTH
-from finlint.finding import Cost, Finding
+from finlint.finding import Cost, CountedOnce, Finding
 
 KIND = "risk"
 
@@ -62,7 +62,7 @@ def price_ceiling(finding: Finding, ctx: CostContext) -> Cost:
         "prices": quote_json(top),
         "once": f"pool:{finding.resource}",
     }
-    return Cost(month, None, KIND, basis, assumptions)
+    return Cost(month, None, KIND, basis, assumptions, counted_once=CountedOnce("pool", finding.resource))
 
 
 def price_idle_node(finding: Finding, ctx: CostContext) -> Cost:

@@ -19,7 +19,7 @@ from typing import Any
 from finlint.cost import bounds
 from finlint.cost.common import CostContext, known, num, price_note, quote_json, unpriced, usd
 from finlint.cost.usage import HOURS_PER_MONTH
-from finlint.finding import Cost, Finding
+from finlint.finding import Cost, CountedOnce, Finding
 from finlint.ir import FileSystem, Notebook
 
 
@@ -82,7 +82,9 @@ def price_notebook_always_on(finding: Finding, ctx: CostContext) -> Cost:
         "prices": quote_json(quote),
         "once": f"notebook:{finding.resource}",  # FIN301 prices the same notebook's hours
     }
-    return Cost(monthly, None, "waste", basis, assumptions)
+    return Cost(
+        monthly, None, "waste", basis, assumptions, counted_once=CountedOnce("notebook", finding.resource)
+    )
 
 
 def price_bucket_lifecycle(finding: Finding, ctx: CostContext) -> Cost:

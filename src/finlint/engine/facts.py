@@ -122,7 +122,7 @@ def max_runtime_default_text(record: Record) -> Any:
         return None
     if record.launcher in _DEFAULT_TEXT:
         return _DEFAULT_TEXT[record.launcher]
-    note = record.extra.get("default_note") if record.extra else None
+    note = record.default_note
     if note:
         return str(note)
     if record.max_runtime_default_s:
@@ -297,19 +297,17 @@ def _checkpoint_path_on_efs(volume: Volume) -> Any:
     """A path a container is told to checkpoint to (``--checkpoint-dir=/state/ckpt``,
     ``CHECKPOINT_DIR``) that lies under an EFS mount: the longest matching mount wins."""
     unknown = None
-    for entry in volume.extra.get("checkpoint_paths", ()):
-        path = entry.get("path") if isinstance(entry, dict) else None
-        if not isinstance(path, str):
-            continue
+    for entry in volume.checkpoint_paths:
+        path = entry.path
         mount = _mount_for(path, volume.mounts)
         if mount is None:
             continue
         if mount.is_efs is True:
             via = f" through claim '{mount.claim_name}'" if isinstance(mount.claim_name, str) else ""
             return Evidence(
-                f"checkpoint path '{path}' ({entry.get('source', 'container')}) is under the mount "
+                f"checkpoint path '{path}' ({entry.source}) is under the mount "
                 f"'{mount.mount_path}' on EFS{via}",
-                entry.get("line") or mount.line or volume.location.line,
+                entry.line or mount.line or volume.location.line,
                 _chain_data(mount.via),
             )
         if is_unknown(mount.is_efs):
