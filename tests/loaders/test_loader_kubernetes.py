@@ -555,10 +555,10 @@ def test_pytorchjob_mounts_from_every_replica_spec() -> None:
         Mount("ckpt", "/checkpoints", claim_name="checkpoints", line=43),
     )
     assert job.line_of("mounts") == 20
-    assert job.extra["checkpoint_paths"] == [
-        {"path": "/checkpoints/llama", "line": 18, "source": "args"},
-        {"path": "/checkpoints/llama", "line": 41, "source": "env CHECKPOINT_DIR"},
-    ]
+    assert job.checkpoint_paths == (
+        CheckpointPath("/checkpoints/llama", 18, "args"),
+        CheckpointPath("/checkpoints/llama", 41, "env CHECKPOINT_DIR"),
+    )
 
 
 def test_job_with_nfs_volume_on_an_efs_dns_name() -> None:
@@ -566,7 +566,7 @@ def test_job_with_nfs_volume_on_an_efs_dns_name() -> None:
     assert job.mounts == (
         Mount("shared-ckpt", "/mnt/ckpt", file_system_ref="fs-0123456789abcdef0", line=18, is_efs=True),
     )
-    assert job.extra["checkpoint_paths"] == [{"path": "/mnt/ckpt/resnet", "line": 16, "source": "command"}]
+    assert job.checkpoint_paths == (CheckpointPath("/mnt/ckpt/resnet", 16, "command"),)
 
 
 def test_statefulset_claim_templates_and_ephemeral_volumes() -> None:
@@ -707,7 +707,7 @@ def test_ack_training_job_with_spot_and_no_checkpoint() -> None:
     assert job.spot is True and job.line_of("spot") == 21
     assert (job.max_runtime_s, job.max_wait_s) == (86400, 172800)  # "86400" given as a string
     assert job.checkpoint_s3_uri is None and job.checkpoint_local_path is None
-    assert job.max_runtime_default_s == 86400 and "86,400" in job.extra["default_note"]
+    assert job.max_runtime_default_s == 86400 and "86,400" in str(job.default_note)
     assert (job.location.line, job.line_of("instance_type"), job.line_of("max_runtime_s")) == (4, 19, 23)
 
 
