@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from finlint.ir import (
+    CheckpointPath,
     ComputePool,
     LoadResult,
     Mount,
