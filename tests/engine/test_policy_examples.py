@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from finlint import loaders
-from finlint.engine import EngineConfig, Example, Policy, load_policies
+from finlint.engine import EngineConfig, Example, Policy
+from finlint.rules import load_policies
 from finlint.scan import ScanOptions, lint
 
 DEFAULT_FILENAMES = loaders.example_files()  # format -> file name, from the loader registry

@@ -11,9 +11,9 @@ from click.testing import CliRunner
 
 from finlint import loaders
 from finlint.cli import main
-from finlint.engine import load_policies
 from finlint.loaders import REGISTRY, LoaderSpec, LoaderUnavailable
 from finlint.post import suppressions
+from finlint.rules import load_policies
 
 if sys.version_info >= (3, 11):
     import tomllib
