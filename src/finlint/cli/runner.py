@@ -344,8 +344,8 @@ def diff(
 ) -> int:
     """``finlint diff``: the exit code (only new findings count). ``fail_on`` and ``raw_args``
     as for :func:`scan`."""
+    from finlint import diff as diffs
     from finlint.cli.outputs import plan
-    from finlint.post import diff as diffs
     from finlint.reporters import ReportContext
     from finlint.scan import lint
 
