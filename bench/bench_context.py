@@ -128,7 +128,7 @@ def _in_process(repo: Path, rel: str, repeat: int, env: dict[str, str]) -> dict[
     code = f"""
 import json, time
 from pathlib import Path
-from finlint.engine import load_policies
+from finlint.rules import load_policies
 from finlint.scan import ScanOptions, lint
 policies = load_policies()
 out = {{}}

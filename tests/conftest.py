@@ -8,8 +8,9 @@ from typing import Any
 
 import pytest
 
-from finlint.engine import EngineConfig, load_policies
+from finlint.engine import EngineConfig
 from finlint.ir import LoadResult
+from finlint.rules import load_policies
 from finlint.scan import ScanOptions, ScanResult, lint
 
 REPO = Path(__file__).resolve().parents[1]

@@ -7,7 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from finlint.engine import EngineConfig, load_policy
+from finlint.engine import EngineConfig
+from finlint.rules import load_policy
 from finlint.scan import ScanOptions, lint
 
 REPO = Path(__file__).resolve().parents[1]

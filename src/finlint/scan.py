@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Iterable, Iterator
 
 from finlint import loaders, parallel
 from finlint.confine import Roots
-from finlint.engine import EngineConfig, Policy, Undetermined, load_policies
+from finlint.engine import EngineConfig, Policy, Undetermined
 from finlint.finding import Finding
 from finlint.ir import LoadError, LoadResult, Notice, Record
 from finlint.linking import link
@@ -27,6 +27,7 @@ from finlint.loaders.dispatch import load_file as load_file
 from finlint.loaders.dispatch import load_structured as load_structured
 from finlint.options import ScanOptions as ScanOptions
 from finlint.result import ScanResult
+from finlint.rules import load_policies
 
 if TYPE_CHECKING:
     from finlint import context
@@ -252,6 +253,6 @@ def _apply_suppressions(
 
 
 def _price(findings: list[Finding], records: list[Record], options: ScanOptions) -> list[Notice]:
-    from finlint import cost
+    from finlint import cost, rules
 
-    return cost.price_findings(findings, records, options.cost_settings)
+    return cost.price_findings(findings, records, options.cost_settings, rules.registry().cost_models)

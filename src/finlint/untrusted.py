@@ -3,7 +3,7 @@
 The repository, and so its ``.finlint.yaml``, is untrusted (docs/security.md): a file it names
 may be a FIFO (opening it would block), ``/dev/zero`` (reading it never ends) or very large, and
 a regex it writes may backtrack for hours on text it also wrote. So every such file is read with
-:func:`finlint.loaders.common.discovery.read_bytes` (non-blocking open, regular files only, bounded size), and
+:func:`read_bytes` (non-blocking open, regular files only, bounded size), and
 every regex a policy or a config takes is checked by :func:`regex_problem` before it runs:
 
 * it must compile, and be at most :data:`MAX_PATTERN_CHARS` long;
@@ -19,7 +19,9 @@ every regex a policy or a config takes is checked by :func:`regex_problem` befor
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 import sys
 from pathlib import Path
 from typing import Any
@@ -36,8 +38,6 @@ class Unreadable(Exception):
 
 def read_text(path: Path, max_bytes: int) -> str:
     """The UTF-8 text of ``path``, or :class:`Unreadable` with why not (never blocks, bounded)."""
-    from finlint.loaders.common.discovery import read_bytes
-
     data = read_bytes(path, max_bytes)
     if isinstance(data, str):
         raise Unreadable(data)
@@ -126,3 +126,51 @@ def _parser() -> Any:
 
 
 _MAXREPEAT: Any = _parser().MAXREPEAT
+
+
+def read_bytes(path: Path, max_bytes: int) -> bytes | str:
+    """The file's bytes, or why it was not read (a message).
+
+    Opened non-blocking (a FIFO cannot hang the open), checked with ``fstat`` on the open
+    descriptor (regular file, size within the cap), read with a bounded read.
+    """
+    flags = (
+        os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
+    )
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        return f"cannot read file: {exc.strerror or exc}"
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return "not a regular file (a FIFO, socket or device); not read"
+        if info.st_size > max_bytes:
+            return _too_large(info.st_size, max_bytes)
+        chunks: list[bytes] = []
+        remaining = max_bytes + 1
+        # the first read asks for the size fstat gave (+1, to see the end): os.read allocates
+        # what it is asked for, and a 1 MiB buffer per small file costs an mmap and munmap each
+        want = info.st_size + 1
+        while remaining > 0:
+            chunk = os.read(fd, min(remaining, want))
+            want = 1 << 16
+            if not chunk:
+                break
+            chunks.append(chunk)
+            remaining -= len(chunk)
+        data = b"".join(chunks)
+        if len(data) > max_bytes:  # it grew while we read it
+            return _too_large(len(data), max_bytes)
+        return data
+    except OSError as exc:
+        return f"cannot read file: {exc.strerror or exc}"
+    finally:
+        os.close(fd)
+
+
+MIB = 1024 * 1024
+
+
+def _too_large(size: int, max_bytes: int) -> str:
+    return f"file is too large to scan ({size / MIB:.1f} MiB > {max_bytes / MIB:g} MiB limit)"

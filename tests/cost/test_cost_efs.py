@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from finlint import rules
 from finlint.cost import price_findings
 from finlint.cost.usage import parse_usage
 from finlint.finding import Finding
@@ -18,7 +19,7 @@ FSX = 1200 * 0.217  # 1,200 GB PERSISTENT_2 at 250 MB/s/TiB = $260.40
 def cost(rec: Record, records: list[Record], usage: str = "") -> Any:
     f = Finding("FIN401", "efs-checkpoints", "medium", "k.yaml", 1, 1, rec.address, "m", record=rec)
     f.cost_model = "efs-checkpoints"
-    price_findings([f], records, {"usage": parse_usage(usage, "u.yml")})
+    price_findings([f], records, {"usage": parse_usage(usage, "u.yml")}, rules.registry().cost_models)
     assert f.cost is not None
     return f.cost
 

@@ -6,12 +6,15 @@ from typing import Any
 
 import pytest
 
+from finlint import rules
 from finlint.cost import price_findings
 from finlint.cost.usage import parse_usage
-from finlint.engine import EngineConfig, load_policies
-from finlint.engine.facts import Evidence, pool_family_exposure
+from finlint.engine import EngineConfig
+from finlint.engine.facts import Evidence
 from finlint.finding import Finding
 from finlint.ir import ComputePool, Location, Notebook, Record, Requirement, TrainingJob
+from finlint.rules import load_policies
+from finlint.rules.compute.fin301_oversized_p5 import pool_family_exposure
 from finlint.scan import ScanOptions, lint
 
 LOC = Location("x.yaml", 1, 9)
@@ -30,7 +33,9 @@ def cost(
     f.cost_model, f.params = "oversized-p5", full
     exposure = pool_family_exposure(rec, full["families"])
     f.evidence = dict(exposure.data) if isinstance(exposure, Evidence) else {}
-    price_findings([f], [rec], {"usage": parse_usage(usage, "u.yml"), "region": region})
+    price_findings(
+        [f], [rec], {"usage": parse_usage(usage, "u.yml"), "region": region}, rules.registry().cost_models
+    )
     assert f.cost is not None
     return f.cost
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from finlint import rules
 from finlint.cost import price_findings
 from finlint.cost.usage import parse_usage
 from finlint.finding import Finding
@@ -21,7 +22,7 @@ def job(**kw: Any) -> TrainingJob:
 def cost(rec: TrainingJob, usage: str = "") -> Any:
     f = Finding("FIN101", "runaway-runtime", "high", "train.yaml", 1, 1, rec.address, "m", record=rec)
     f.cost_model = "runaway-runtime"
-    price_findings([f], [rec], {"usage": parse_usage(usage, "u.yml")})
+    price_findings([f], [rec], {"usage": parse_usage(usage, "u.yml")}, rules.registry().cost_models)
     assert f.cost is not None
     return f.cost
 

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from finlint import rules
 from finlint.cost import price_findings
 from finlint.cost.spot import expected_hours_checkpointed
 from finlint.cost.usage import SPOT_BANDS, band_rate, parse_usage
@@ -36,7 +37,7 @@ def job(**kw: Any) -> TrainingJob:
 def cost(rec: TrainingJob, usage: str = "", model: str = "spot-restart") -> Any:
     f = Finding("FIN201", model, "high", "train.yaml", 1, 1, rec.address, "m", record=rec)
     f.cost_model = model
-    price_findings([f], [rec], {"usage": parse_usage(usage, "u.yml")})
+    price_findings([f], [rec], {"usage": parse_usage(usage, "u.yml")}, rules.registry().cost_models)
     assert f.cost is not None
     return f.cost
 

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from finlint import rules
 from finlint.cost import price_findings
 from finlint.cost.spot import expected_hours_checkpointed
 from finlint.cost.usage import parse_usage
@@ -27,7 +28,7 @@ def job(**kw: Any) -> TrainingJob:
 def cost(rec: TrainingJob, model: str, params: dict[str, Any] | None = None, usage: str = "") -> Any:
     f = Finding("FIN000", "x", "low", "train.json", 1, 1, rec.address, "m", record=rec, params=params or {})
     f.cost_model = model
-    price_findings([f], [rec], {"usage": parse_usage(usage, "u.yml")})
+    price_findings([f], [rec], {"usage": parse_usage(usage, "u.yml")}, rules.registry().cost_models)
     assert f.cost is not None
     return f.cost
 

@@ -13,13 +13,12 @@ from typing import Any
 import pytest
 from tests.conftest import scan_files
 
-from finlint.engine import load_policies
 from finlint.engine.conditions import Env, evaluate, render_message
-from finlint.engine.facts import FACTS
 from finlint.engine.policy import Policy
 from finlint.ir import Alternatives, Location, TrainingJob, Unknown, alternatives
 from finlint.loaders.common import coerce
 from finlint.loaders.sagemaker_sdk.loader import load_file
+from finlint.rules import load_policies, registry
 
 
 def job(**kw: Any) -> TrainingJob:
@@ -105,7 +104,7 @@ def test_facts_see_alternatives_only_when_exact() -> None:
     assert env.ref("fact.instance_family").options == ("p4d", "g5")
     # gpu_hours_per_run passes the instance type's alternatives through: a plain Unknown here
     assert type(env.ref("fact.gpu_hours_per_run")) is Unknown
-    assert FACTS["max_runtime_days"](record).options == (10.0, 14.0)
+    assert registry().facts["max_runtime_days"](record).options == (10.0, 14.0)
     assert render_message("{max_runtime_s:,} s ({fact.max_runtime_days:.1f} days)", env) == (
         "864,000 or 1,209,600 s (10.0 or 14.0 days)"
     )

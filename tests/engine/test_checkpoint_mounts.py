@@ -6,8 +6,9 @@ from pathlib import Path
 
 from tests.conftest import scan_files
 
-from finlint.engine.facts import Evidence, checkpoint_on_efs
+from finlint.engine.facts import Evidence
 from finlint.ir import Location, Mount, TrainingJob
+from finlint.rules.storage.fin401_checkpoints_on_efs import checkpoint_on_efs
 
 PATTERN = "(?i)checkpoint|ckpt"
 

@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from finlint.cli import main
-from finlint.engine.facts import EFS_NAME
+from finlint.rules.storage.fin401_checkpoints_on_efs import EFS_NAME
 
 JOB = """\
 apiVersion: batch/v1

@@ -6,9 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from finlint.engine import EngineConfig, PolicyError, load_policy, run_policies
+from finlint.engine import EngineConfig, PolicyError, run_policies
 from finlint.engine.conditions import Env, evaluate
 from finlint.ir import UNKNOWN, Location, TrainingJob, Unknown
+from finlint.rules import load_policy
 
 
 def job(**kw: object) -> TrainingJob:

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-from finlint.engine.facts import (
-    admitted_types,
-    gpu_hours_per_run,
-    pool_family_exposure,
-    uses_reserved_capacity,
-)
+from finlint.domain.karpenter import admitted_types
+from finlint.engine.facts import gpu_hours_per_run, uses_reserved_capacity
 from finlint.ir import ComputePool, Location, Requirement, TrainingJob, Unknown, is_unknown
+from finlint.rules.compute.fin301_oversized_p5 import pool_family_exposure
 
 P5 = ["p5", "p5e", "p5en"]
 LOC = Location("np.yaml", 1, 20)

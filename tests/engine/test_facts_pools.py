@@ -9,15 +9,14 @@ import pytest
 from tests.conftest import scan_files
 
 from finlint.domain import catalog
-from finlint.engine.facts import Evidence, pool_family_exposure
-from finlint.engine.facts_pools import (
-    gpu_pool_without_limits,
-    karpenter_api_mismatch,
-    nodes_within_limits,
-    pool_never_consolidates,
-    sagemaker_type_in_pool,
-)
+from finlint.domain.karpenter import nodes_within_limits
+from finlint.engine.facts import Evidence
 from finlint.ir import ComputePool, Location, Requirement, Unknown
+from finlint.rules.compute.fin301_oversized_p5 import pool_family_exposure
+from finlint.rules.compute.fin303_karpenter_sagemaker_instance_type import sagemaker_type_in_pool
+from finlint.rules.compute.fin304_gpu_pool_without_limits import gpu_pool_without_limits
+from finlint.rules.compute.fin305_gpu_pool_never_consolidates import pool_never_consolidates
+from finlint.rules.compute.fin306_karpenter_api_mismatch import karpenter_api_mismatch
 
 P5 = catalog.lookup("p5.48xlarge")
 FAMILY_P5 = (Requirement("karpenter.k8s.aws/instance-family", "In", ("p5",), 9),)

@@ -9,23 +9,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from tests.policy_examples import CASES, case_id, run_example
 
-from finlint import loaders
-from finlint.engine import EngineConfig, Example, Policy, load_policies
-from finlint.scan import ScanOptions, lint
-
-DEFAULT_FILENAMES = loaders.example_files()  # format -> file name, from the loader registry
-
-CASES = [(p, e) for p in load_policies() for e in p.examples]
+from finlint.engine import Example, Policy
+from finlint.rules import load_policies
 
 
-@pytest.mark.parametrize(("policy", "example"), CASES, ids=[f"{p.id}_{e.name}" for p, e in CASES])
+@pytest.mark.parametrize(("policy", "example"), CASES, ids=[case_id(p, e) for p, e in CASES])
 def test_example(policy: Policy, example: Example, tmp_path: Path) -> None:
-    name = example.filename or DEFAULT_FILENAMES[example.format]
-    (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-    (tmp_path / name).write_text(example.code, encoding="utf-8")
-    config = EngineConfig(select=(policy.id,), params={policy.id: example.params} if example.params else {})
-    result = lint(ScanOptions(paths=[tmp_path], engine=config))
+    result = run_example(policy, example, tmp_path)
     if policy.id != "FIN000":
         assert not result.errors, f"example does not load: {result.errors}"
     lines = sorted(f.line for f in result.findings if f.rule_id == policy.id)

@@ -9,7 +9,8 @@ from click.testing import CliRunner
 
 from finlint import selector
 from finlint.cli import main
-from finlint.engine import EngineConfig, load_policies
+from finlint.engine import EngineConfig
+from finlint.rules import load_policies
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "fixtures" / "demo"

@@ -7,9 +7,10 @@ from typing import Any
 
 import pytest
 
-from finlint.engine import EngineConfig, PolicyError, load_policies, load_policy, run_policies
+from finlint.engine import EngineConfig, PolicyError, run_policies
 from finlint.ir import Location, TrainingJob, Unknown
 from finlint.ruledocs import rule_markdown, rule_text
+from finlint.rules import load_policies, load_policy
 
 POLICY = """\
 id: TST204

@@ -27,10 +27,11 @@ import yaml
 from click.testing import CliRunner
 
 from finlint.cli import main
-from finlint.engine import Policy, load_policies
+from finlint.engine import Policy
 from finlint.export import checkov as ck
 from finlint.ir import Record
 from finlint.result import ScanResult
+from finlint.rules import load_policies
 from finlint.scan import ScanOptions, lint
 
 REPO = Path(__file__).resolve().parents[2]

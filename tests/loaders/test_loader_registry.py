@@ -11,9 +11,9 @@ from click.testing import CliRunner
 
 from finlint import loaders
 from finlint.cli import main
-from finlint.engine import load_policies
 from finlint.loaders import REGISTRY, LoaderSpec, LoaderUnavailable
-from finlint.post import suppressions
+from finlint.loaders.common import comments
+from finlint.rules import load_policies
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -53,9 +53,9 @@ def test_suppression_comment_styles_come_from_the_registry() -> None:
         for suffix in spec.suffixes:
             if suffix in (".json", ".ipynb"):
                 continue  # no comments in JSON; notebooks carry them in their cells (.py rules)
-            assert suffix in suppressions.COMMENT_SUFFIXES, suffix
+            assert suffix in comments.COMMENT_SUFFIXES, suffix
         for marker in spec.comments:
-            assert marker in suppressions.COMMENT_MARKERS, marker
+            assert marker in comments.COMMENT_MARKERS, marker
 
 
 def test_policy_example_formats_are_registered() -> None:

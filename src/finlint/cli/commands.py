@@ -43,7 +43,7 @@ from finlint.cli.runner import (
     with_progress,
 )
 from finlint.errors import UsageError
-from finlint.reporters.escape import clean as escape_line
+from finlint.escape import clean as escape_line
 from finlint.ruledocs import rule_text, rules_page
 
 __all__ = ["EXIT_FINDINGS", "EXIT_OK", "EXIT_USAGE", "main"]

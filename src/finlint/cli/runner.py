@@ -100,7 +100,7 @@ def emit_reports(result: Any, context: Any, targets: list[tuple[str, Path | None
 
 def load_policies_or_exit(policy_dirs: tuple[Path, ...]) -> list[Policy]:
     try:
-        from finlint.engine import load_policies
+        from finlint.rules import load_policies
 
         return load_policies(list(policy_dirs))
     except PolicyError as exc:
@@ -344,8 +344,8 @@ def diff(
 ) -> int:
     """``finlint diff``: the exit code (only new findings count). ``fail_on`` and ``raw_args``
     as for :func:`scan`."""
+    from finlint import diff as diffs
     from finlint.cli.outputs import plan
-    from finlint.post import diff as diffs
     from finlint.reporters import ReportContext
     from finlint.scan import lint
 

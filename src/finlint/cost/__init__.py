@@ -1,12 +1,12 @@
 """Cost calculator: a dollar figure with its basis on every finding that can be priced.
 
-The engine calls :func:`price_findings` after the rules ran; each policy names its cost model
-(``cost_model``), and the model sets ``finding.cost``. Nothing here touches the network.
+The scan calls :func:`price_findings` after the rules ran; each policy names its cost model
+(``cost_model``), and that rule module's ``price`` sets ``finding.cost``. Nothing here touches the network.
 """
 
 from __future__ import annotations
 
-import importlib
+from collections.abc import Mapping
 from typing import Any, Callable, Iterable
 
 from finlint.cost.alternatives import price_alternatives
@@ -20,44 +20,16 @@ from finlint.ir import Notice, Record
 ModelFn = Callable[[Finding, CostContext], Cost]
 
 
-#: cost model name -> (module in finlint.cost, function): a scan imports only the models its
-#: findings name, not all of them.
-MODELS: dict[str, tuple[str, str]] = {
-    "runaway-runtime": ("runaway", "price"),
-    "spot-restart": ("spot", "price"),
-    "spot-restart-local-path": ("spot", "price_local_path"),
-    "oversized-p5": ("oversized", "price"),
-    "efs-checkpoints": ("efs", "price"),
-    "excess-runtime": ("training", "price_excess_runtime"),
-    "multi-node-spot": ("training", "price_multi_node_spot"),
-    "warm-pool": ("training", "price_warm_pool"),
-    "trainium": ("training", "price_trainium"),
-    "gpu-pool-ceiling": ("pool_risk", "price_ceiling"),
-    "idle-gpu-node": ("pool_risk", "price_idle_node"),
-    "efs-provisioned-throughput": ("storage_risk", "price_provisioned_throughput"),
-    "notebook-always-on": ("storage_risk", "price_notebook_always_on"),
-    "checkpoint-bucket-lifecycle": ("storage_risk", "price_bucket_lifecycle"),
-}
-
-
-def model_function(name: str) -> ModelFn | None:
-    """The pricing function of a cost model (its module imported now), or None if unknown."""
-    where = MODELS.get(name)
-    if where is None:
-        return None
-    module = importlib.import_module(f"finlint.cost.{where[0]}")
-    fn: ModelFn = getattr(module, where[1])
-    return fn
-
-
-def model_names() -> list[str]:
-    return sorted(MODELS)
-
-
 def price_findings(
-    findings: Iterable[Finding], records: Iterable[Record], settings: Any = None
+    findings: Iterable[Finding],
+    records: Iterable[Record],
+    settings: Any,
+    models: Mapping[str, ModelFn],
 ) -> list[Notice]:
     """Set ``finding.cost`` for every finding whose policy names a cost model.
+
+    ``models``: cost model name -> price function (the rule modules', from
+    :attr:`finlint.rules.Registry.cost_models`; this package imports no rule code).
 
     ``settings``: a :class:`CostSettings`, a mapping or any object with ``region``,
     ``pricing_file`` and ``usage_file`` attributes. Raises :class:`UsageFileError` /
@@ -68,7 +40,7 @@ def price_findings(
     for f in findings:
         if not f.cost_model:
             continue
-        model = model_function(f.cost_model)
+        model = models.get(f.cost_model)
         if model is None:
             f.cost = Cost(None, None, "risk", "", {}, reason=f"unknown cost model {f.cost_model!r}")
             continue
@@ -148,8 +120,6 @@ __all__ = [
     "CostSettings",
     "PricingError",
     "UsageFileError",
-    "model_function",
-    "model_names",
     "price_findings",
     "total_monthly_usd",
 ]

@@ -8,7 +8,7 @@ ceiling:         an elastic pool (no always-on nodes) bills nothing until it sca
                  adds bills up to the dearest priced node-month. Types without a price are named,
                  because the cheapest or dearest priced may then not be the cheapest or dearest.
 limit ceiling:   a pool whose spec.limits admit N nodes of a type can bill up to N x that type's
-                 node-month (N from engine.facts_pools.nodes_within_limits, the smallest over limits)
+                 node-month (N from domain.karpenter.nodes_within_limits, the smallest over limits)
 """
 
 from __future__ import annotations

@@ -26,7 +26,6 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any
 
-from finlint.engine.facts import FACTS
 from finlint.engine.policy import UNARY, Policy
 from finlint.ir import Alternatives, Record, Unknown
 from finlint.untrusted import bounded
@@ -67,10 +66,12 @@ class Env:
             if ref not in self.lets:
                 spec = self.policy.let[ref]
                 args = [self.param(a) for a in spec.get("args") or ()]
-                self.lets[ref] = _fact_value(spec["fact"], FACTS[spec["fact"]](self.record, *args))
+                fn = self.policy.facts[spec["fact"]]
+                self.lets[ref] = _fact_value(fn, fn(self.record, *args))
             return self.lets[ref]
         if ref.startswith("fact."):
-            return _fact_value(ref[5:], FACTS[ref[5:]](self.record))
+            fn = self.policy.facts[ref[5:]]
+            return _fact_value(fn, fn(self.record))
         value: Any = self.record
         for part in _path(ref):
             if isinstance(value, Alternatives):  # options are scalars: nothing to look into
@@ -81,10 +82,10 @@ class Env:
         return value
 
 
-def _fact_value(name: str, value: Any) -> Any:
+def _fact_value(fn: Callable[..., Any], value: Any) -> Any:
     """A fact not written for alternatives may pass a field's value through (an instance type
     where a GPU count is expected): its alternatives are then a plain Unknown."""
-    if isinstance(value, Alternatives) and not getattr(FACTS[name], "exact_alternatives", False):
+    if isinstance(value, Alternatives) and not getattr(fn, "exact_alternatives", False):
         return Unknown(value.reason)
     return value
 

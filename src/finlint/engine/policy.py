@@ -10,11 +10,11 @@ from __future__ import annotations
 import inspect
 import os
 import re
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
-from finlint.engine.facts import FACTS
+from finlint.engine.facts import FactFn
 from finlint.errors import LocatedError
 from finlint.finding import SEVERITIES
 from finlint.ir import RECORD_TYPES
@@ -122,6 +122,8 @@ class Policy:
     #: params that are regular expressions (a ``matches`` operand or a fact's ``pattern``): a
     #: config's value for one is checked with :func:`finlint.untrusted.regex_problem`
     regex_params: tuple[str, ...] = ()
+    #: the fact table the policy was validated against (its lets, ``fact.NAME`` refs and messages)
+    facts: Mapping[str, FactFn] = field(default_factory=dict, compare=False, hash=False)
 
     def severities(self) -> tuple[str, ...]:
         """Every severity a finding of this rule can have, the default first."""
@@ -155,13 +157,15 @@ def builtin_policy_dir() -> Path:
 # --- loading and validation ------------------------------------------------------------------
 
 
-def load_policies(extra_dirs: Iterable[Path] = ()) -> list[Policy]:
+def load_policies(extra_dirs: Iterable[Path], *, facts: Mapping[str, FactFn]) -> list[Policy]:
+    """The built-in pack plus ``extra_dirs``; ``facts``: every fact a policy may name (the shared
+    facts and the rule modules' own: :func:`finlint.rules.load_policies` gives them)."""
     policies: list[Policy] = []
     dirs = [(builtin_policy_dir(), True), *((Path(d), False) for d in extra_dirs)]
     for directory, builtin in dirs:
         files = sorted(directory.rglob("*.y*ml")) if builtin else policy_files(directory)
         for path in files:
-            policies.append(load_policy(path, builtin))
+            policies.append(load_policy(path, builtin, facts))
     seen: dict[str, str] = {}
     for p in policies:
         for key in (p.id, p.name):
@@ -192,7 +196,7 @@ def policy_files(directory: Path) -> list[Path]:
     return [directory / name for name in sorted(names)]
 
 
-def load_policy(path: Path, builtin: bool = True) -> Policy:
+def load_policy(path: Path, builtin: bool, facts: Mapping[str, FactFn]) -> Policy:
     file = str(path)
     try:
         docs = load_all(read_text(path, MAX_POLICY_BYTES))
@@ -226,12 +230,12 @@ def load_policy(path: Path, builtin: bool = True) -> Policy:
     params = dict(doc.get("params") or {})
     lets = dict(doc.get("let") or {})
     for name, spec in lets.items():
-        if not (isinstance(spec, dict) and spec.get("fact") in FACTS):
+        if not (isinstance(spec, dict) and spec.get("fact") in facts):
             raise fail("let", f"let {name!r} must be {{fact: NAME, args: [...]}} with a known fact")
     docs_block = doc["docs"]
     if not isinstance(docs_block, dict) or set(docs_block) - DOCS_KEYS:
         raise fail("docs", f"docs must be a mapping with keys from {sorted(DOCS_KEYS)}")
-    severity_when = _load_severity_cases(doc, applies, lets, params, fail)
+    severity_when = _load_severity_cases(doc, applies, lets, params, facts, fail)
     condition = doc.get("condition")
     if applies:
         if condition is None:
@@ -241,7 +245,7 @@ def load_policy(path: Path, builtin: bool = True) -> Policy:
             cond = condition.get(kind) if per_kind else condition
             if cond is None:
                 raise fail("condition", f"no condition for kind {kind!r}")
-            _validate_condition(cond, kind, lets, params, lambda m: fail("condition", m))
+            _validate_condition(cond, kind, lets, params, facts, lambda m: fail("condition", m))
     message = doc["message"]
     if isinstance(message, dict):
         missing_kinds = set(applies) - set(message)
@@ -250,7 +254,7 @@ def load_policy(path: Path, builtin: bool = True) -> Policy:
         message = {str(k): str(v) for k, v in message.items()}
     else:
         message = str(message)
-    regex_params = _check_regexes(doc, lets, condition, severity_when, params, fail)
+    regex_params = _check_regexes(doc, lets, condition, severity_when, params, facts, fail)
     examples = tuple(_load_example(file, e, i) for i, e in enumerate(doc.get("examples") or ()))
     at_raw = doc.get("at") or []
     at: list[str] = [str(a) for a in (at_raw if isinstance(at_raw, list) else [at_raw])]
@@ -273,6 +277,7 @@ def load_policy(path: Path, builtin: bool = True) -> Policy:
         builtin=builtin,
         severity_when=severity_when,
         regex_params=regex_params,
+        facts=facts,
     )
 
 
@@ -282,13 +287,14 @@ def _check_regexes(
     condition: Any,
     cases: tuple[SeverityCase, ...],
     params: dict[str, Any],
+    facts: Mapping[str, FactFn],
     fail: Any,
 ) -> tuple[str, ...]:
     """The policy's regex params; every regex it writes (literal or a param's default) must be
     safe to run on the scanned repository's text (:func:`finlint.untrusted.regex_problem`)."""
     found: list[tuple[str, Any]] = []  # (policy key, the regex or its $param)
     for spec in lets.values():
-        names = _fact_arg_names(str(spec.get("fact")))
+        names = _fact_arg_names(facts.get(str(spec.get("fact"))))
         args = spec.get("args") or []
         for index, arg in enumerate(args if isinstance(args, list) else []):
             if index < len(names) and names[index] == REGEX_ARG:
@@ -308,9 +314,8 @@ def _check_regexes(
     return tuple(regex_params)
 
 
-def _fact_arg_names(name: str) -> list[str]:
+def _fact_arg_names(fn: FactFn | None) -> list[str]:
     """The names of a fact's arguments after the record."""
-    fn = FACTS.get(name)
     if fn is None:
         return []
     return list(inspect.signature(fn).parameters)[1:]
@@ -334,7 +339,12 @@ def _matches_operands(cond: Any) -> list[Any]:
 
 
 def _load_severity_cases(
-    doc: LineDict, applies: tuple[str, ...], lets: dict[str, Any], params: dict[str, Any], fail: Any
+    doc: LineDict,
+    applies: tuple[str, ...],
+    lets: dict[str, Any],
+    params: dict[str, Any],
+    facts: Mapping[str, FactFn],
+    fail: Any,
 ) -> tuple[SeverityCase, ...]:
     """``severity_when: [{when: CONDITION, severity: info}, ...]``: per-case severity, validated
     like the condition (same fields, facts, lets and params, per kind or shared)."""
@@ -362,7 +372,12 @@ def _load_severity_cases(
             if cond is None:
                 continue  # the case does not apply to this kind
             _validate_condition(
-                cond, kind, lets, params, lambda m, i=index: fail("severity_when", f"severity_when[{i}]: {m}")
+                cond,
+                kind,
+                lets,
+                params,
+                facts,
+                lambda m, i=index: fail("severity_when", f"severity_when[{i}]: {m}"),
             )
         cases.append(SeverityCase(when, str(case["severity"])))
     return tuple(cases)
@@ -402,13 +417,13 @@ def _field_names(kind: str) -> set[str]:
     return {f.name for f in fields(RECORD_TYPES[kind])}
 
 
-def _validate_ref(ref: Any, kind: str, lets: dict[str, Any], fail: Any) -> None:
+def _validate_ref(ref: Any, kind: str, lets: dict[str, Any], facts: Mapping[str, FactFn], fail: Any) -> None:
     if not isinstance(ref, str):
         raise fail(f"a reference must be a string, got {ref!r}")
     if ref in lets:
         return
     if ref.startswith("fact."):
-        if ref[5:] not in FACTS:
+        if ref[5:] not in facts:
             raise fail(f"unknown fact {ref[5:]!r}")
         return
     if ref.split(".", 1)[0] not in _field_names(kind):
@@ -416,7 +431,12 @@ def _validate_ref(ref: Any, kind: str, lets: dict[str, Any], fail: Any) -> None:
 
 
 def _validate_condition(
-    cond: Any, kind: str, lets: dict[str, Any], params: dict[str, Any], fail: Any
+    cond: Any,
+    kind: str,
+    lets: dict[str, Any],
+    params: dict[str, Any],
+    facts: Mapping[str, FactFn],
+    fail: Any,
 ) -> None:
     if not isinstance(cond, dict) or len(cond) != 1:
         raise fail(f"a condition is a mapping with one operator, got {cond!r}")
@@ -425,15 +445,15 @@ def _validate_condition(
         if not isinstance(arg, list) or not arg:
             raise fail(f"{op} takes a non-empty list")
         for sub in arg:
-            _validate_condition(sub, kind, lets, params, fail)
+            _validate_condition(sub, kind, lets, params, facts, fail)
     elif op == "not":
-        _validate_condition(arg, kind, lets, params, fail)
+        _validate_condition(arg, kind, lets, params, facts, fail)
     elif op in UNARY:
-        _validate_ref(arg, kind, lets, fail)
+        _validate_ref(arg, kind, lets, facts, fail)
     elif op in BINARY:
         if not isinstance(arg, list) or len(arg) != 2:
             raise fail(f"{op} takes [REF, VALUE]")
-        _validate_ref(arg[0], kind, lets, fail)
+        _validate_ref(arg[0], kind, lets, facts, fail)
         value = arg[1]
         if isinstance(value, str) and value.startswith("$") and value[1:] not in params:
             raise fail(f"unknown param {value!r}")

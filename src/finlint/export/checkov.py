@@ -123,14 +123,20 @@ def _paragraph(text: Any) -> str:
 
 
 def pricing_text(policy: Policy) -> str:
-    """How finlint prices the rule: the cost model and the first line of its documentation."""
+    """How finlint prices the rule: the cost model and the first sentence of its rule module's
+    ``Price (...)`` paragraph."""
     if not policy.cost_model:
         return "finlint attaches no dollar figure to this rule."
-    from finlint.cost import model_function
+    from finlint import rules
 
-    fn = model_function(policy.cost_model)
+    fn = rules.registry().cost_models.get(policy.cost_model)
     doc = sys.modules[fn.__module__].__doc__ if fn is not None else None
-    summary = _paragraph(doc.strip().splitlines()[0]) if doc and doc.strip() else ""
+    summary = ""
+    for block in (doc or "").split("\n\n"):
+        if block.strip().startswith("Price ("):
+            first = _paragraph(block).split("): ", 1)[-1]
+            summary = first.split(": ", 1)[0].split(". ", 1)[0].rstrip(".")
+            break
     text = f"How finlint prices it: the `{policy.cost_model}` cost model"
     return f"{text} ({summary})" if summary else f"{text}."
 

@@ -139,7 +139,7 @@ def _relative(display: str, base_dir: Path) -> str:
 
 
 def _display(stored: str, base_dir: Path) -> str:
-    from finlint.scan import display_path
+    from finlint.loaders.common.discovery import display_path
 
     return display_path(base_dir / stored)
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from finlint.budget import budget_status
+from finlint.escape import clean
 from finlint.finding import Finding
-from finlint.reporters.escape import clean
 from finlint.reporters.markdown import monthly, ranked, usd
 
 if TYPE_CHECKING:
@@ -25,7 +25,7 @@ PER_LEVEL = 10  # GitHub's display limit per level per step
 
 def escape_data(text: str) -> str:
     """A workflow command's message, as GitHub documents (``%``, CR, LF), with every other
-    control character and lone surrogate escaped first (:func:`finlint.reporters.escape.clean`)."""
+    control character and lone surrogate escaped first (:func:`finlint.escape.clean`)."""
     lines = text.split("\n")  # finlint's own line breaks stay line breaks in the annotation
     text = "\n".join(clean(line) for line in lines)
     return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
 from finlint import __version__
-from finlint.reporters.escape import clean
+from finlint.escape import clean
 from finlint.reporters.markdown import usd
 
 #: name -> colour. Text colours are checked against ``bg`` for 4.5:1, marks for 3:1.

@@ -13,8 +13,8 @@ import xml.etree.ElementTree as ET
 from collections import defaultdict
 from typing import TYPE_CHECKING
 
+from finlint.escape import clean
 from finlint.finding import Finding
-from finlint.reporters.escape import clean
 
 if TYPE_CHECKING:
     from finlint.reporters import ReportContext

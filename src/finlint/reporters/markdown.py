@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
+from finlint import escape
 from finlint.budget import budget_status
 from finlint.finding import SEVERITIES, Finding, severity_rank
-from finlint.reporters import escape
 
 if TYPE_CHECKING:
     from finlint.post.baseline import Comparison, Entry
@@ -46,7 +46,7 @@ def ranked(findings: list[Finding]) -> list[Finding]:
 
 def cell(text: Any) -> str:
     """Safe inside a table cell: one line, no pipes, HTML, links, images or mentions
-    (:func:`finlint.reporters.escape.markdown`)."""
+    (:func:`finlint.escape.markdown`)."""
     return escape.markdown(text)
 
 

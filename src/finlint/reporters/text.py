@@ -10,8 +10,8 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from finlint.budget import budget_status
+from finlint.escape import clean
 from finlint.finding import SEVERITIES, Finding, severity_rank
-from finlint.reporters.escape import clean
 
 if TYPE_CHECKING:
     from finlint.reporters import ReportContext

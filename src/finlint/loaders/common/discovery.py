@@ -28,6 +28,7 @@ from typing import Callable, Iterable, Iterator
 
 from finlint.confine import OutsideRoot, Roots
 from finlint.ir import LoadError, Notice
+from finlint.untrusted import read_bytes as read_bytes
 
 MIB = 1024 * 1024
 DEFAULT_MAX_FILE_BYTES = 20 * MIB
@@ -252,51 +253,6 @@ def discover(
                 if key not in seen and wanted(path, regular, found=True):
                     seen.add(key)
                     yield path
-
-
-def read_bytes(path: Path, max_bytes: int) -> bytes | str:
-    """The file's bytes, or why it was not read (a message).
-
-    Opened non-blocking (a FIFO cannot hang the open), checked with ``fstat`` on the open
-    descriptor (regular file, size within the cap), read with a bounded read.
-    """
-    flags = (
-        os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
-    )
-    try:
-        fd = os.open(path, flags)
-    except OSError as exc:
-        return f"cannot read file: {exc.strerror or exc}"
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            return "not a regular file (a FIFO, socket or device); not read"
-        if info.st_size > max_bytes:
-            return _too_large(info.st_size, max_bytes)
-        chunks: list[bytes] = []
-        remaining = max_bytes + 1
-        # the first read asks for the size fstat gave (+1, to see the end): os.read allocates
-        # what it is asked for, and a 1 MiB buffer per small file costs an mmap and munmap each
-        want = info.st_size + 1
-        while remaining > 0:
-            chunk = os.read(fd, min(remaining, want))
-            want = 1 << 16
-            if not chunk:
-                break
-            chunks.append(chunk)
-            remaining -= len(chunk)
-        data = b"".join(chunks)
-        if len(data) > max_bytes:  # it grew while we read it
-            return _too_large(len(data), max_bytes)
-        return data
-    except OSError as exc:
-        return f"cannot read file: {exc.strerror or exc}"
-    finally:
-        os.close(fd)
-
-
-def _too_large(size: int, max_bytes: int) -> str:
-    return f"file is too large to scan ({size / MIB:.1f} MiB > {max_bytes / MIB:g} MiB limit)"
 
 
 def read_text(path: Path, display: str, max_bytes: int = DEFAULT_MAX_FILE_BYTES) -> str | LoadError:

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from finlint.reporters.escape import clean
+from finlint.escape import clean
 
 RENDERERS = ("auto", "binary", "sdk", "tolerant")
 BINARY_TIMEOUT_S = 60

@@ -353,7 +353,7 @@ def _notebook_suppressions(launch: Launch, lines: list[str], line_map: LineMap) 
     """``# finlint: ignore[...]`` comments inside notebook cells (the scanner reads .py comments
     itself; in a notebook they are inside JSON strings): on the call's first line or alone
     above it, as in a .py file."""
-    from finlint.post.suppressions import parse_comments
+    from finlint.loaders.common.comments import parse_comments
 
     out: list[Suppression] = []
     for entry in parse_comments("cell.py", lines):

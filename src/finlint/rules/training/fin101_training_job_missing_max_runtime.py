@@ -1,4 +1,9 @@
-"""FIN101 runaway runtime: what a stuck job bills before its runtime cap stops it.
+"""FIN101 training-job-missing-max-runtime: Training job without an explicit max runtime.
+
+The policy is ``policies/FIN101-training-job-missing-max-runtime.yaml``; this module holds its
+facts and its price.
+
+Price (runaway-runtime, risk): what a stuck job bills before its runtime cap stops it.
 
 per run  = hourly rate x instances x (cap hours - expected runtime hours, when the usage file gives one)
 per month = per run x stuck runs per month (usage, default 1)
@@ -7,6 +12,8 @@ On-Demand x (1 - spot_discount): a stuck spot job bills spot prices.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from finlint.cost.common import (
     CostContext,
@@ -21,7 +28,32 @@ from finlint.cost.common import (
     usd,
 )
 from finlint.finding import Cost, Finding
-from finlint.ir import TrainingJob
+from finlint.ir import (
+    Record,
+    TrainingJob,
+)
+from finlint.rules.base import Rule
+
+_DEFAULT_TEXT = {
+    "sdk-estimator": "the SageMaker SDK Estimator default max_run of 86,400 s (24 h) applies",
+    "sdk-remote": "the @remote default max_runtime_in_seconds of 86,400 s (24 h) applies",
+    "sdk-model-trainer": "the ModelTrainer default stopping condition of 3,600 s (1 h) applies",
+}
+
+
+def max_runtime_default_text(record: Record) -> Any:
+    """How the platform treats a missing max runtime, for FIN101's message."""
+    if not isinstance(record, TrainingJob):
+        return None
+    if record.launcher in _DEFAULT_TEXT:
+        return _DEFAULT_TEXT[record.launcher]
+    note = record.default_note
+    if note:
+        return str(note)
+    if record.max_runtime_default_s:
+        return f"the default of {record.max_runtime_default_s:,} s applies"
+    return "a CreateTrainingJob request without StoppingCondition is invalid"
+
 
 KIND = "risk"
 
@@ -85,3 +117,6 @@ def price(finding: Finding, ctx: CostContext) -> Cost:
         "prices": quote_json(quote),
     }
     return Cost(monthly, per_run, KIND, basis, assumptions)
+
+
+RULE = Rule("FIN101", facts=(max_runtime_default_text,), cost_model="runaway-runtime", price=price)

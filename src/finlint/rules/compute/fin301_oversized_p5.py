@@ -1,4 +1,8 @@
-"""FIN301 oversized p5: the price difference to a named alternative for the hours the resource runs.
+"""FIN301 oversized-p5: p5-class (H100/H200) capacity where it is not justified.
+
+The policy is ``policies/FIN301-oversized-p5.yaml``; this module holds its facts and its price.
+
+Price (oversized-p5): the price difference to a named alternative for the hours the resource runs.
 
 saving per p5 instance-hour = p5 price - alternative price x relative runtime   (both from one region)
 job:          x instances x runtime hours x jobs per run (tuner, loop) = per run; x runs per month
@@ -32,11 +36,137 @@ from finlint.cost.pools import always_on, limit_ceiling, pool_prices
 from finlint.cost.pricing import PriceQuote, Pricing
 from finlint.cost.usage import HOURS_PER_MONTH
 from finlint.domain import catalog
+from finlint.domain.karpenter import _need_text, admitted_types, nodes_within_limits
+from finlint.engine.facts import Evidence
 from finlint.finding import Cost, CountedOnce, Finding
-from finlint.ir import ComputePool, Notebook, TrainingJob
+from finlint.ir import (
+    ComputePool,
+    Notebook,
+    Record,
+    TrainingJob,
+    Unknown,
+    is_unknown,
+)
+from finlint.rules.base import Rule
+from finlint.rules.compute.gpu_pools import largest_spec
+
+
+def _karpenter_exposure(pool: ComputePool, families: list[str], max_nodes: int | None) -> Any:
+    types = admitted_types(pool, families)
+    if is_unknown(types):
+        return types
+    if not types:
+        return None
+    req_line = pool.line_of("requirements") or pool.location.line
+    limits = pool.limits
+    if isinstance(limits, Unknown):
+        return limits
+    if isinstance(pool.min_size, int) and pool.min_size >= 1:
+        return Evidence(
+            f"keeps {pool.min_size} node(s) running (static replicas) and admits {', '.join(types)}",
+            pool.line_of("min_size") or req_line,
+            {"types": types, "types_how": "admitted by the pool's requirements", "always_on": pool.min_size},
+        )
+    from finlint.domain.karpenter import nodes_within_limits
+
+    specs = [s for s in (catalog.lookup(t) for t in types) if s is not None]
+    fits = [nodes_within_limits(limits, s) for s in specs]
+    unknown = next((f for f in fits if is_unknown(f)), None)
+    if unknown is not None:
+        return unknown
+    if any(f is None for f in fits):
+        why = "has no spec.limits" if not limits else "its spec.limits do not bound cpu, memory or GPUs"
+        return Evidence(
+            f"admits {', '.join(types)} and {why}, so it can add such nodes without bound",
+            req_line,
+            {"types": types, "types_how": "admitted by the pool's requirements", "unbounded": True},
+        )
+    # Finite limits: limits smaller than one instance exclude the type; limits that still admit
+    # more than max_nodes of the largest type do not really cap the pool.
+    if max_nodes is None:
+        return None
+    return limit_exposure(pool, types, max_nodes)
+
+
+def pool_family_exposure(record: Record, families: list[str], max_nodes: int | None = None) -> Any:
+    """How a pool exposes the account to ``families`` capacity, as Evidence, or None.
+
+    ``max_nodes``: a Karpenter pool whose finite limits admit more of the largest admitted type
+    than this is exposed too (:func:`limit_exposure`).
+    """
+    if not isinstance(record, ComputePool):
+        return None
+    if record.pool_kind in ("karpenter-nodepool", "karpenter-provisioner"):
+        return _karpenter_exposure(record, families, max_nodes)
+    types = record.instance_types
+    if types is None or isinstance(types, Unknown):
+        return types
+    matching = [t for t in types if isinstance(t, str) and catalog.family_of(t) in families]
+    if not matching:
+        unresolved = next((t for t in types if isinstance(t, Unknown)), None)
+        return Unknown(f"instance type: {unresolved.reason}") if unresolved is not None else None
+    if record.pool_kind == "launch-template":
+        return None  # launches nothing by itself; the group that uses it is checked
+    running: Any
+    if record.pool_kind == "ec2-instance":
+        running = 1 if record.min_size is None else record.min_size
+    else:
+        sizes = [record.min_size, record.desired_size]
+        unresolved = next((s for s in sizes if isinstance(s, Unknown)), None)
+        if unresolved is not None:
+            known = [s for s in sizes if isinstance(s, int)]
+            if not known or max(known) < 1:
+                return Unknown(f"pool size: {unresolved.reason}")
+        running = max((s for s in sizes if isinstance(s, int)), default=0)
+    if running < 1:
+        return None
+    line = record.line_of("instance_types") or record.location.line
+    which = "min_size" if record.min_size == running else "desired_size"
+    return Evidence(
+        f"keeps {running} {', '.join(matching)} instance(s) running ({which}={running})",
+        line,
+        {"types": matching, "types_how": "declared", "always_on": running},
+    )
+
+
+def limit_exposure(pool: ComputePool, types: list[str], max_nodes: int) -> Any:
+    """Evidence that finite limits still admit more than ``max_nodes`` of the largest type, or None.
+
+    Types the limits cannot fit even once are dropped (they never launch); of the rest, the
+    largest (vCPU, memory, accelerators) is counted.
+    """
+    specs = [s for s in (catalog.lookup(t) for t in types) if s is not None]
+    fitting: list[tuple[catalog.InstanceSpec, tuple[int, str, Any] | None]] = []
+    for spec in specs:
+        fit = nodes_within_limits(pool.limits, spec)
+        if is_unknown(fit):
+            return fit
+        if fit is None or fit[0] >= 1:
+            fitting.append((spec, fit))
+    if not fitting:
+        return None
+    top = largest_spec(s for s, _ in fitting)
+    fit = dict((s.name, f) for s, f in fitting)[top.name]
+    if fit is None:
+        return None  # no capping limit: the unbounded case, reported by the caller
+    count, resource, raw = fit
+    if count <= max_nodes:
+        return None
+    line = pool.line_of(f"limits.{resource}") or pool.line_of("limits") or pool.location.line
+    return Evidence(
+        f"admits {', '.join(types)} and its limits admit up to {count:,} {top.name} "
+        f"({resource} {raw} / {_need_text(top, resource)}), more than {max_nodes}",
+        line,
+        {
+            "types": [top.name],
+            "types_how": f"the largest type its limits admit, {count:,} times ({resource} {raw})",
+            "limit_nodes": count,
+            "limit_resource": resource,
+        },
+    )
+
 
 KIND = "savings"
-KARPENTER = ("karpenter-nodepool", "karpenter-provisioner")
 
 
 def _alternative(itype: str, fparams: Mapping[str, Any], usage: Mapping[str, Any]) -> tuple[str | None, str]:
@@ -77,8 +207,12 @@ RUNTIME_ASSUMPTION = (
     "assumed 1.0: small jobs are input-bound (field guide: A100 vs A10 +40 % measured, +60 % on paper); "
     "set relative_runtime"
 )
+
+
 #: Notebooks and always-on nodes bill by the hour whatever the GPU's speed.
 NOTEBOOK_ASSUMPTION = "1.0: an interactive session lasts as long on a smaller GPU"
+
+
 POOL_ASSUMPTION = "1.0: always-on nodes bill every hour whatever their speed"
 
 
@@ -268,3 +402,6 @@ def _limit_ceiling(finding: Finding, prices: Any, node_type: str, nodes: int) ->
         "prices": quote_json(quote),
     }
     return Cost(monthly, None, "risk", basis, assumptions)
+
+
+RULE = Rule("FIN301", facts=(pool_family_exposure,), cost_model="oversized-p5", price=price)

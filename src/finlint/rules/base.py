@@ -1,0 +1,31 @@
+"""What a rule module declares: its id, the facts its policy names, and how its findings are priced.
+
+A rule is two files: ``policies/FINnnn-slug.yaml`` (what it says and when it fires, with tested
+examples) and ``rules/<area>/finnnn_slug.py`` (its facts, its evidence types and its price),
+which ends with ``RULE = Rule(...)``. :mod:`finlint.rules` finds the modules and checks that
+each built-in policy has one and the reverse.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable
+
+if TYPE_CHECKING:
+    from finlint.cost.common import CostContext
+    from finlint.finding import Cost, Finding
+
+FactFn = Callable[..., Any]
+PriceFn = Callable[["Finding", "CostContext"], "Cost"]
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One rule's code: ``facts`` its policy names (a fact's name is its function's),
+    ``cost_model`` the name its policy gives in ``cost_model:`` (user policies may name it
+    too), ``price`` the function that prices a finding of it."""
+
+    id: str
+    facts: tuple[FactFn, ...] = ()
+    cost_model: str | None = None
+    price: PriceFn | None = None

@@ -1,0 +1,115 @@
+"""FIN304 gpu-pool-without-limits: A Karpenter pool admitting GPU or Neuron types with no limit
+that caps it.
+
+The policy is ``policies/FIN304-gpu-pool-without-limits.yaml``; this module holds its facts and
+its price.
+
+Price (gpu-pool-ceiling, risk): a pool with no limit that caps it can add nodes without
+bound; the figure is one node-month of the dearest priced type it admits (hourly x
+hours_per_month), stated as "per node-month, no upper bound", on the pool model of
+``finlint cost`` (:func:`finlint.cost.pools.pool_prices`).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from finlint.cost.common import CostContext, num, price_note, quote_json, usd
+from finlint.domain import catalog
+from finlint.domain.karpenter import nodes_within_limits
+from finlint.engine.facts import Evidence
+from finlint.finding import Cost, CountedOnce, Finding
+from finlint.ir import ComputePool, Record, Unknown, is_unknown
+from finlint.rules.base import Rule
+from finlint.rules.compute.gpu_pools import gpu_types, largest_spec, listed, pool_type_prices
+
+KIND = "risk"
+
+
+def _uncapped(types: tuple[str, ...], limits: Any) -> Any:
+    """The ``types`` no limit caps (a list), or the Unknown of a limit that is not a quantity."""
+    try:
+        key = tuple(sorted(limits.items())) if isinstance(limits, dict) else None
+        hash(key)
+    except TypeError:  # a limit value that is not a plain scalar (Unknown, a list)
+        key = None
+    found = _uncapped_types(types, limits) if key is None else _uncapped_cached(types, key)
+    return found if is_unknown(found) else list(found)  # a fresh list: evidence is per finding
+
+
+@lru_cache(maxsize=1024)
+def _uncapped_cached(types: tuple[str, ...], limits: tuple[tuple[str, Any], ...]) -> Any:
+    """Cached: pools of one repository often repeat both their requirements and their limits."""
+    return _uncapped_types(types, dict(limits))
+
+
+def _uncapped_types(types: tuple[str, ...], limits: Any) -> Any:
+    capped = set()
+    for name in types:
+        spec = catalog.lookup(name)
+        if spec is None:
+            continue
+        fit = nodes_within_limits(limits, spec)
+        if is_unknown(fit):
+            return fit
+        if fit is not None:
+            capped.add(name)
+    return tuple(t for t in types if t not in capped)
+
+
+def gpu_pool_without_limits(record: Record) -> Any:
+    """A Karpenter pool admitting accelerated types with no limit that caps how many it launches."""
+    types = gpu_types(record)
+    if types is None or is_unknown(types):
+        return types
+    assert isinstance(record, ComputePool)
+    if isinstance(record.limits, Unknown):
+        return record.limits
+    uncapped = _uncapped(tuple(types), record.limits)
+    if is_unknown(uncapped):
+        return uncapped
+    if not uncapped:
+        return None
+    limits = record.limits
+    if not limits:
+        why = "has no spec.limits"
+    else:
+        them = "them" if len(uncapped) > 1 else "it"
+        why = f"its spec.limits ({', '.join(sorted(limits))}) do not cap {them}"
+    largest = largest_spec(s for s in (catalog.lookup(t) for t in uncapped) if s is not None)
+    shown = uncapped if len(uncapped) <= 4 else [*uncapped[:3], f"... ({len(uncapped)} types)"]
+    return Evidence(
+        f"admits accelerated types {', '.join(shown)} and {why}",
+        record.line_of("limits") or record.line_of("requirements") or record.location.line,
+        {"types": uncapped, "largest": largest.name, "types_how": "admitted and not capped by spec.limits"},
+    )
+
+
+def price_ceiling(finding: Finding, ctx: CostContext) -> Cost:
+    prices, types, failed = pool_type_prices(finding, ctx)
+    if failed is not None:
+        return failed
+    top = prices.dearest
+    month = prices.node_month(top)
+    basis = (
+        f"Risk, no upper bound: each node the pool adds bills up to {top.key} {top.rate()} x "
+        f"{num(prices.hours_per_month)} h = {usd(month)} per node-month, the dearest priced of "
+        f"{listed(types)}{prices.gap_note()}; with no limit that caps the pool, nothing stops it "
+        f"at one node. {price_note(top)}"
+    )
+    assumptions: dict[str, Any] = {
+        "ceiling": True,
+        "per": "node-month",
+        "instance_type": top.key,
+        "hourly_usd": top.usd,
+        "hours_per_month": prices.hours_per_month,
+        "unpriced_types": list(prices.unpriced),
+        "region": top.region,
+        "prices": quote_json(top),
+        "once": f"pool:{finding.resource}",
+    }
+    return Cost(month, None, KIND, basis, assumptions, counted_once=CountedOnce("pool", finding.resource))
+
+
+RULE = Rule("FIN304", facts=(gpu_pool_without_limits,), cost_model="gpu-pool-ceiling", price=price_ceiling)

@@ -1,0 +1,47 @@
+"""GPU pools: the accelerated types a pool admits and their prices (FIN301, FIN304, FIN305)."""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from finlint.cost.common import CostContext, unpriced
+from finlint.cost.pools import pool_prices
+from finlint.cost.usage import HOURS_PER_MONTH
+from finlint.domain import catalog
+from finlint.domain.catalog import accelerated_families
+from finlint.domain.karpenter import KARPENTER, admitted_types
+from finlint.finding import Cost, Finding
+from finlint.ir import ComputePool, Record, is_unknown
+
+
+def largest_spec(specs: Iterable[catalog.InstanceSpec]) -> catalog.InstanceSpec:
+    return max(specs, key=lambda s: (s.vcpu, s.memory_mib, s.accelerators, s.name))
+
+
+def gpu_types(record: Record) -> Any:
+    if not isinstance(record, ComputePool) or record.pool_kind not in KARPENTER:
+        return None
+    types = admitted_types(record, accelerated_families())
+    if is_unknown(types):
+        return types
+    return types or None
+
+
+KIND = "risk"
+
+
+def pool_type_prices(finding: Finding, ctx: CostContext) -> tuple[Any, list[str], Cost | None]:
+    types = [t for t in finding.evidence.get("types", ()) if isinstance(t, str)]
+    if not types:
+        return None, [], unpriced(KIND, "the rule established no instance types for this pool")
+    params = ctx.params(finding.record)
+    pricing = ctx.pricing_for(params)
+    hpm = float(params.get("hours_per_month", HOURS_PER_MONTH))
+    prices = pool_prices(pricing, types, hpm)
+    if prices.cheapest is None:
+        return None, types, unpriced(KIND, pricing.missing(" or ".join(types)), region=pricing.region)
+    return prices, types, None
+
+
+def listed(types: list[str]) -> str:
+    return ", ".join(types) if len(types) <= 6 else f"{', '.join(types[:5])} and {len(types) - 5} more"

@@ -1,0 +1,1 @@
+"""Rules of the notebooks area: one module per rule (see finlint.rules.base)."""
