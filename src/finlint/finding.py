@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from finlint.ir import Record
+
+T = TypeVar("T")
 
 SEVERITIES = ("info", "low", "medium", "high", "critical")
 
@@ -92,12 +94,18 @@ class Finding:
     cost: Cost | None = None
     cost_model: str | None = None  # the policy's cost model name
     params: dict[str, Any] = field(default_factory=dict)  # the policy params in force
-    #: What the rule's facts established (instance types, always-on count, the claim chain...),
-    #: merged from the ``data`` of every Evidence the policy's lets produced. Cost models read
-    #: this and ``params``; they never re-derive facts.
-    evidence: dict[str, Any] = field(default_factory=dict)
+    #: What the rule's facts established for its price: the typed ``data`` of every Evidence the
+    #: policy's lets produced (``PoolTypes``, ...). A price reads it (``evidence_of``) and
+    #: ``params``; it never re-derives facts.
+    evidence: tuple[object, ...] = ()
+    #: the files a link went through (workload -> claim -> StorageClass): changed-file context
+    chain_files: tuple[str, ...] = ()
     suppressed: str | None = None  # justification when suppressed in source
     baseline: bool = False  # known in the baseline file: reported, never fails the run
+
+    def evidence_of(self, kind: type[T]) -> T | None:
+        """The rule's evidence of type ``kind``, or None when its facts established none."""
+        return next((e for e in self.evidence if isinstance(e, kind)), None)
 
     @property
     def active(self) -> bool:

@@ -15,6 +15,7 @@ from finlint.finding import Finding
 from finlint.ir import ComputePool, Location, Notebook, Record, Requirement, TrainingJob
 from finlint.rules import load_policies
 from finlint.rules.compute.fin301_oversized_p5 import pool_family_exposure
+from finlint.rules.compute.gpu_pools import PoolTypes
 from finlint.scan import ScanOptions, lint
 
 LOC = Location("x.yaml", 1, 9)
@@ -32,7 +33,7 @@ def cost(
     f = Finding("FIN301", "oversized-p5", "medium", "x.yaml", 1, 1, rec.address, "m", record=rec)
     f.cost_model, f.params = "oversized-p5", full
     exposure = pool_family_exposure(rec, full["families"])
-    f.evidence = dict(exposure.data) if isinstance(exposure, Evidence) else {}
+    f.evidence = (exposure.data,) if isinstance(exposure, Evidence) and exposure.data is not None else ()
     price_findings(
         [f], [rec], {"usage": parse_usage(usage, "u.yml"), "region": region}, rules.registry().cost_models
     )
@@ -169,6 +170,7 @@ def test_scan_with_families_param_prices_the_configured_family(tmp_path: Any) ->
     result = lint(ScanOptions(paths=[tmp_path], engine=EngineConfig(select=("FIN301",), params=params)))
     (finding,) = result.findings
     assert "p4d" in finding.message and "p5" not in finding.message
-    assert finding.evidence["types"] == ["p4d.24xlarge"] and finding.evidence["always_on"] == 1
+    found = finding.evidence_of(PoolTypes)
+    assert found is not None and found.types == ("p4d.24xlarge",) and found.always_on == 1
     assert finding.cost is not None and finding.cost.monthly_usd, finding.cost
     assert finding.cost.assumptions["alternative"] == "g6e.12xlarge"

@@ -42,7 +42,7 @@ def test_full_scan_flags_a_checkpoint_path_under_a_generic_mount(tmp_path: Path)
     message = result.findings[0].message
     assert "'/work/run-1' (command)" in message and "mount '/work'" in message and "claim 'data'" in message
     # the chain names the claim and the class, for changed-file scans
-    assert [Path(f).name for f in result.findings[0].evidence["chain_files"]] == ["pvc.yaml", "sc.yaml"]
+    assert [Path(f).name for f in result.findings[0].chain_files] == ["pvc.yaml", "sc.yaml"]
 
 
 def test_a_path_beside_the_mount_is_not_under_it(tmp_path: Path) -> None:
@@ -71,7 +71,7 @@ def test_sagemaker_job_longest_mount_wins() -> None:
     on_efs = checkpoint_on_efs(_job("/opt/ml/input/data/shared/other", *mounts), PATTERN)
     assert isinstance(on_efs, Evidence)
     assert "'/opt/ml/input/data/shared/other'" in on_efs.text and "'/opt/ml/input/data/shared'" in on_efs.text
-    assert on_efs.data == {"chain_files": ["fs.yaml"]}
+    assert on_efs.chain == ("fs.yaml",)
     assert checkpoint_on_efs(_job("/opt/ml/input/data/sharedx/c", *mounts), PATTERN) is None
 
 

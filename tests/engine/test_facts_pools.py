@@ -17,6 +17,7 @@ from finlint.rules.compute.fin303_karpenter_sagemaker_instance_type import sagem
 from finlint.rules.compute.fin304_gpu_pool_without_limits import gpu_pool_without_limits
 from finlint.rules.compute.fin305_gpu_pool_never_consolidates import pool_never_consolidates
 from finlint.rules.compute.fin306_karpenter_api_mismatch import karpenter_api_mismatch
+from finlint.rules.compute.gpu_pools import PoolTypes
 
 P5 = catalog.lookup("p5.48xlarge")
 FAMILY_P5 = (Requirement("karpenter.k8s.aws/instance-family", "In", ("p5",), 9),)
@@ -76,13 +77,19 @@ def test_limits_at_below_and_above_the_param(limits: dict[str, Any], max_nodes: 
         assert isinstance(found, Evidence)
         count = int(limits["cpu"]) // 192
         assert f"limits admit up to {count} p5.48xlarge (cpu {limits['cpu']} / 192 vCPU)" in found.text
-        assert found.data["limit_nodes"] == count and found.data["types"] == ["p5.48xlarge"]
+        assert found.data == PoolTypes(
+            ("p5.48xlarge",), found.data.how, limit_nodes=count, limit_resource=found.data.limit_resource
+        )
 
 
 def test_limits_too_small_for_p5_48xlarge_still_count_p5_4xlarge() -> None:
     # 100 vCPU fit no p5.48xlarge (192) but six p5.4xlarge (16 vCPU, one H100 each)
     found = pool_family_exposure(pool(limits={"cpu": 100}), ["p5"], 4)
-    assert isinstance(found, Evidence) and found.data["types"] == ["p5.4xlarge"]
+    assert (
+        isinstance(found, Evidence)
+        and isinstance(found.data, PoolTypes)
+        and found.data.types == ("p5.4xlarge",)
+    )
     assert "up to 6 p5.4xlarge (cpu 100 / 16 vCPU)" in found.text
 
 
@@ -112,7 +119,8 @@ def test_gpu_pool_without_limits() -> None:
         limits={"aws.amazon.com/neuron": 64},
     )
     found = gpu_pool_without_limits(mixed)
-    assert isinstance(found, Evidence) and all(t.startswith("g5.") for t in found.data["types"])
+    assert isinstance(found, Evidence) and isinstance(found.data, PoolTypes)
+    assert all(t.startswith("g5.") for t in found.data.types)
     cpu_only = pool(requirements=(Requirement("karpenter.k8s.aws/instance-category", "In", ("c", "m"), 9),))
     assert gpu_pool_without_limits(cpu_only) is None
 
@@ -143,7 +151,11 @@ def test_karpenter_api_mismatch_reads_where_a_field_was_written() -> None:
         attr_lines={"disruption.consolidationPolicy": 17, "disruption.expireAfter": 18},
     )
     found = karpenter_api_mismatch(v1)
-    assert isinstance(found, Evidence) and found.line == 17 and found.data["mismatches"] == 2
+    assert isinstance(found, Evidence) and found.line == 17
+    assert (
+        "consolidationPolicy WhenUnderutilized" in found.text
+        and "expireAfter under spec.disruption" in found.text
+    )
     fine = v1.with_changes(
         disruption={"consolidationPolicy": "WhenEmptyOrUnderutilized", "expireAfter": "720h"},
         disruption_paths={

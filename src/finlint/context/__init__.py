@@ -24,7 +24,7 @@ findings the given files are part of.
   launchers that run a changed training script (its ``entry_point``/``source_dir``: FIN601
   needs the job's instance type).
 * **What is reported**: a finding whose location is in a given file, or whose chain includes a
-  given file: its ``evidence["chain_files"]`` (from the linking pass), ``record.inputs``
+  given file: its ``chain_files`` (from the linking pass), ``record.inputs``
   (files a loader read the record's values from: config files, SDK defaults), or the
   :class:`Unit` it belongs to (:mod:`.units`: a Terraform directory with its tfvars reaches its
   own records and those of the local modules it calls; a chart's templates share its values
@@ -88,9 +88,7 @@ class ContextPlan:
     def linked_files(self, finding: Finding) -> set[str]:
         """The files a finding's chain goes through, besides its own."""
         out: set[str] = set()
-        chain = finding.evidence.get("chain_files")
-        if isinstance(chain, list):
-            out.update(str(f) for f in chain)
+        out.update(finding.chain_files)
         record = finding.record
         if record is not None:
             out.update(record.inputs)

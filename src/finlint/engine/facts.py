@@ -26,11 +26,17 @@ from finlint.ir import (
 
 @dataclass(frozen=True)
 class Evidence:
-    """Why a fact holds: a sentence for the message, the line that shows it, data for costs."""
+    """Why a fact holds: a sentence for the message, the line that shows it, what the price needs.
+
+    ``data``: the rule's own frozen evidence type (``PoolTypes`` of the pool rules), exactly what
+    its price function reads, or None; ``chain``: the files a link went through (a workload ->
+    claim -> StorageClass), which changed-file context (``finlint.context``) reads.
+    """
 
     text: str
     line: int | None = None
-    data: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    data: object | None = field(default=None, compare=False, hash=False)
+    chain: tuple[str, ...] = field(default=(), compare=False, hash=False)
 
     def __str__(self) -> str:
         return self.text

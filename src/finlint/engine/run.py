@@ -63,13 +63,17 @@ def _alternatives_note(env: Env) -> str:
     return f" [for each possible value: {'; '.join(parts)}]" if parts else ""
 
 
-def _evidence(env: Env) -> dict[str, Any]:
-    """The data behind every Evidence the policy's lets established, for the cost stage."""
-    out: dict[str, Any] = {}
+def _evidence(env: Env) -> tuple[tuple[object, ...], tuple[str, ...]]:
+    """The typed data behind every Evidence the policy's lets established (for its price) and
+    the files their links went through (for changed-file context)."""
+    data: list[object] = []
+    chain: list[str] = []
     for value in env.lets.values():
         if isinstance(value, Evidence):
-            out.update(value.data)
-    return out
+            if value.data is not None:
+                data.append(value.data)
+            chain.extend(value.chain)
+    return tuple(data), tuple(dict.fromkeys(chain))
 
 
 @dataclass
@@ -203,6 +207,7 @@ def evaluate_records(
                     continue
                 line, end_line = _location(policy, env)
                 file, line, end_line, note = sourced_location(policy, record, line, end_line)
+                evidence, chain = _evidence(env)
                 finding = Finding(
                     rule_id=policy.id,
                     rule=policy.name,
@@ -215,7 +220,8 @@ def evaluate_records(
                     record=record,
                     cost_model=policy.cost_model,
                     params=dict(params),
-                    evidence=_evidence(env),
+                    evidence=evidence,
+                    chain_files=chain,
                 )
                 out.append(((p_index, k_index, index), finding))
     return out

@@ -48,7 +48,7 @@ from finlint.ir import (
     is_unknown,
 )
 from finlint.rules.base import Rule
-from finlint.rules.compute.gpu_pools import largest_spec
+from finlint.rules.compute.gpu_pools import PoolTypes, largest_spec
 
 
 def _karpenter_exposure(pool: ComputePool, families: list[str], max_nodes: int | None) -> Any:
@@ -65,7 +65,7 @@ def _karpenter_exposure(pool: ComputePool, families: list[str], max_nodes: int |
         return Evidence(
             f"keeps {pool.min_size} node(s) running (static replicas) and admits {', '.join(types)}",
             pool.line_of("min_size") or req_line,
-            {"types": types, "types_how": "admitted by the pool's requirements", "always_on": pool.min_size},
+            PoolTypes(tuple(types), "admitted by the pool's requirements", always_on=pool.min_size),
         )
     from finlint.domain.karpenter import nodes_within_limits
 
@@ -79,7 +79,7 @@ def _karpenter_exposure(pool: ComputePool, families: list[str], max_nodes: int |
         return Evidence(
             f"admits {', '.join(types)} and {why}, so it can add such nodes without bound",
             req_line,
-            {"types": types, "types_how": "admitted by the pool's requirements", "unbounded": True},
+            PoolTypes(tuple(types), "admitted by the pool's requirements", unbounded=True),
         )
     # Finite limits: limits smaller than one instance exclude the type; limits that still admit
     # more than max_nodes of the largest type do not really cap the pool.
@@ -125,7 +125,7 @@ def pool_family_exposure(record: Record, families: list[str], max_nodes: int | N
     return Evidence(
         f"keeps {running} {', '.join(matching)} instance(s) running ({which}={running})",
         line,
-        {"types": matching, "types_how": "declared", "always_on": running},
+        PoolTypes(tuple(matching), "declared", always_on=running),
     )
 
 
@@ -157,12 +157,12 @@ def limit_exposure(pool: ComputePool, types: list[str], max_nodes: int) -> Any:
         f"admits {', '.join(types)} and its limits admit up to {count:,} {top.name} "
         f"({resource} {raw} / {_need_text(top, resource)}), more than {max_nodes}",
         line,
-        {
-            "types": [top.name],
-            "types_how": f"the largest type its limits admit, {count:,} times ({resource} {raw})",
-            "limit_nodes": count,
-            "limit_resource": resource,
-        },
+        PoolTypes(
+            (top.name,),
+            f"the largest type its limits admit, {count:,} times ({resource} {raw})",
+            limit_nodes=count,
+            limit_resource=resource,
+        ),
     )
 
 
@@ -268,21 +268,20 @@ def price(finding: Finding, ctx: CostContext) -> Cost:
     elif isinstance(rec, ComputePool):
         # What the rule established (facts.pool_family_exposure), priced by the pool model that
         # `finlint cost` uses for the same pool (cost.pools).
-        types = [t for t in finding.evidence.get("types", ()) if isinstance(t, str)]
-        if not types:
+        found = finding.evidence_of(PoolTypes)
+        if found is None or not found.types:
             return unpriced(KIND, "the rule established no instance types for this pool")
-        types_how = str(finding.evidence.get("types_how", "declared"))
+        types, types_how = list(found.types), found.how
         prices = pool_prices(pricing, types, hpm)
         if prices.cheapest is None:
             return unpriced(KIND, pricing.missing(" or ".join(types)), region=pricing.region)
         running, why = always_on(rec)
-        evidence_on = finding.evidence.get("always_on")
-        if isinstance(evidence_on, int) and not isinstance(evidence_on, bool) and running is not None:
-            running = max(running, evidence_on)
+        if found.always_on is not None and running is not None:
+            running = max(running, found.always_on)
         if running is None:
             return unpriced(KIND, why)
         if running == 0:
-            return _ceiling(finding, prices, types, types_how)
+            return _ceiling(finding, found, prices)
         quote = prices.cheapest
         itype = quote.key
         hours = running * hpm
@@ -341,15 +340,15 @@ def price(finding: Finding, ctx: CostContext) -> Cost:
     return Cost(monthly, per_run, KIND, basis, assumptions, counted_once=shared)
 
 
-def _ceiling(finding: Finding, prices: Any, types: list[str], types_how: str) -> Cost:
+def _ceiling(finding: Finding, found: PoolTypes, prices: Any) -> Cost:
     """An elastic pool: a risk ceiling per node it adds, never a saving (as `finlint cost` shows it)."""
     top = prices.dearest
     assert top is not None
-    limit_nodes = finding.evidence.get("limit_nodes")
-    if isinstance(limit_nodes, int) and not isinstance(limit_nodes, bool):
-        return _limit_ceiling(finding, prices, top.key, limit_nodes)
+    types, types_how = list(found.types), found.how
+    if found.limit_nodes is not None:
+        return _limit_ceiling(finding, found, prices, top.key, found.limit_nodes)
     node_month = prices.node_month(top)
-    unbounded = bool(finding.evidence.get("unbounded"))
+    unbounded = found.unbounded
     bound = (
         "nothing limits how many it adds (no spec.limits that bound it)"
         if unbounded
@@ -379,12 +378,12 @@ def _ceiling(finding: Finding, prices: Any, types: list[str], types_how: str) ->
     )
 
 
-def _limit_ceiling(finding: Finding, prices: Any, node_type: str, nodes: int) -> Cost:
+def _limit_ceiling(finding: Finding, found: PoolTypes, prices: Any, node_type: str, nodes: int) -> Cost:
     """Finite limits that admit more than the policy's max nodes: N x node-month, a risk ceiling."""
     monthly, text = limit_ceiling(prices, node_type, nodes)
     if monthly is None:
         return unpriced("risk", text)
-    resource = finding.evidence.get("limit_resource", "a limit")
+    resource = found.limit_resource or "a limit"
     quote = next(q for q in prices.quotes if q.key == node_type)
     basis = (
         f"Risk ceiling, not a saving: the pool keeps no node running, but its spec.limits "

@@ -42,7 +42,6 @@ def sagemaker_type_in_pool(record: Record) -> Any:
                     f"requirement {req.key} {req.operator} lists SageMaker type(s) {', '.join(bad)}, "
                     f"which match no EC2 instance (the EC2 name is {fixed})",
                     req.line or record.line_of("requirements") or record.location.line,
-                    {"sagemaker_types": bad, "operator": req.operator},
                 )
         return None
     if record.pool_kind not in _EC2_POOLS:
@@ -57,7 +56,6 @@ def sagemaker_type_in_pool(record: Record) -> Any:
         f"instance types list SageMaker type(s) {', '.join(bad)}, which are not EC2 instance types "
         f"(the EC2 name is {', '.join(catalog.ec2_twin(t) for t in bad)})",
         record.line_of("instance_types") or record.location.line,
-        {"sagemaker_types": bad},
     )
 
 

@@ -22,7 +22,7 @@ from finlint.engine.facts import Evidence
 from finlint.finding import Cost, CountedOnce, Finding
 from finlint.ir import ComputePool, Record, Unknown, is_unknown
 from finlint.rules.base import Rule
-from finlint.rules.compute.gpu_pools import gpu_types, largest_spec, listed, pool_type_prices
+from finlint.rules.compute.gpu_pools import PoolTypes, gpu_types, listed, pool_type_prices
 
 KIND = "risk"
 
@@ -77,12 +77,11 @@ def gpu_pool_without_limits(record: Record) -> Any:
     else:
         them = "them" if len(uncapped) > 1 else "it"
         why = f"its spec.limits ({', '.join(sorted(limits))}) do not cap {them}"
-    largest = largest_spec(s for s in (catalog.lookup(t) for t in uncapped) if s is not None)
     shown = uncapped if len(uncapped) <= 4 else [*uncapped[:3], f"... ({len(uncapped)} types)"]
     return Evidence(
         f"admits accelerated types {', '.join(shown)} and {why}",
         record.line_of("limits") or record.line_of("requirements") or record.location.line,
-        {"types": uncapped, "largest": largest.name, "types_how": "admitted and not capped by spec.limits"},
+        PoolTypes(tuple(uncapped), "admitted and not capped by spec.limits"),
     )
 
 

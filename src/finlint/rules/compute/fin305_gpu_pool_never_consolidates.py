@@ -17,7 +17,7 @@ from finlint.engine.facts import Evidence
 from finlint.finding import Cost, Finding
 from finlint.ir import ComputePool, Record, Unknown, is_unknown
 from finlint.rules.base import Rule
-from finlint.rules.compute.gpu_pools import gpu_types, listed, pool_type_prices
+from finlint.rules.compute.gpu_pools import PoolTypes, gpu_types, listed, pool_type_prices
 
 KIND = "risk"
 
@@ -38,7 +38,7 @@ def pool_never_consolidates(record: Record) -> Any:
     assert isinstance(record, ComputePool)
     d = record.disruption
     line = record.line_of("disruption") or record.location.line
-    data = {"types": list(types), "types_how": "accelerated types the pool admits"}
+    data = PoolTypes(tuple(types), "accelerated types the pool admits")
     if any(isinstance(v, Unknown) for v in d.values()):
         return next(v for v in d.values() if isinstance(v, Unknown))
     if record.pool_kind == "karpenter-provisioner":

@@ -64,7 +64,7 @@ def karpenter_api_mismatch(record: Record) -> Any:
     if not found:
         return None
     found.sort()
-    return Evidence("; ".join(why for _, why in found), found[0][0], {"mismatches": len(found)})
+    return Evidence("; ".join(why for _, why in found), found[0][0])
 
 
 RULE = Rule("FIN306", facts=(karpenter_api_mismatch,), cost_model=None, price=None)

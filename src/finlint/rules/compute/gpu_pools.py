@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Iterable
 
 from finlint.cost.common import CostContext, unpriced
@@ -30,8 +31,23 @@ def gpu_types(record: Record) -> Any:
 KIND = "risk"
 
 
+@dataclass(frozen=True)
+class PoolTypes:
+    """What a pool rule established for its price: the instance types to price and how they were
+    found; how many nodes run always (a static pool), or that nothing caps it, or how many nodes
+    of the largest type its limits admit and through which resource."""
+
+    types: tuple[str, ...]
+    how: str
+    always_on: int | None = None
+    unbounded: bool = False
+    limit_nodes: int | None = None
+    limit_resource: str | None = None
+
+
 def pool_type_prices(finding: Finding, ctx: CostContext) -> tuple[Any, list[str], Cost | None]:
-    types = [t for t in finding.evidence.get("types", ()) if isinstance(t, str)]
+    found = finding.evidence_of(PoolTypes)
+    types = list(found.types) if found is not None else []
     if not types:
         return None, [], unpriced(KIND, "the rule established no instance types for this pool")
     params = ctx.params(finding.record)

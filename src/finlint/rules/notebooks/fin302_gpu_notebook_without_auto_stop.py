@@ -48,7 +48,7 @@ def gpu_notebook_without_auto_stop(record: Record) -> Any:
         text = f"{itype} notebook's lifecycle configuration {config} has no idle check that stops it"
     else:
         text = f"{itype} notebook has no lifecycle configuration that stops it when idle"
-    return Evidence(text, line, {"instance_type": str(itype)})
+    return Evidence(text, line)
 
 
 def price_notebook_always_on(finding: Finding, ctx: CostContext) -> Cost:

@@ -87,11 +87,6 @@ def _mount_for(path: str, mounts: Iterable[Mount]) -> Mount | None:
     return best
 
 
-def _chain_data(via: tuple[str, ...]) -> dict[str, Any]:
-    """Evidence data naming the files the link went through (``finlint.context`` reads it)."""
-    return {"chain_files": list(via)} if via else {}
-
-
 def _checkpoint_path_on_efs(volume: Volume) -> Any:
     """A path a container is told to checkpoint to (``--checkpoint-dir=/state/ckpt``,
     ``CHECKPOINT_DIR``) that lies under an EFS mount: the longest matching mount wins."""
@@ -107,7 +102,7 @@ def _checkpoint_path_on_efs(volume: Volume) -> Any:
                 f"checkpoint path '{path}' ({entry.source}) is under the mount "
                 f"'{mount.mount_path}' on EFS{via}",
                 entry.line or mount.line or volume.location.line,
-                _chain_data(mount.via),
+                chain=mount.via,
             )
         if is_unknown(mount.is_efs):
             unknown = mount.is_efs
@@ -157,7 +152,7 @@ def _volume_on_efs(volume: Volume, rx: re.Pattern[str]) -> Any:
                 return Evidence(
                     f"mounts checkpoint path '{mount.mount_path}' on EFS{via}",
                     mount.line or volume.location.line,
-                    _chain_data(mount.via),
+                    chain=mount.via,
                 )
             if is_unknown(mount.is_efs):
                 unknown = mount.is_efs
@@ -183,7 +178,7 @@ def _volume_on_efs(volume: Volume, rx: re.Pattern[str]) -> Any:
         "efs-access-point": "EFS access point",
     }.get(volume.volume_kind, volume.volume_kind)
     line = volume.line_of(field_name) or volume.location.line
-    return Evidence(f"{kind} '{hit}' puts checkpoints on EFS", line, _chain_data(volume.via))
+    return Evidence(f"{kind} '{hit}' puts checkpoints on EFS", line, chain=volume.via)
 
 
 def _job_on_efs(job: TrainingJob) -> Any:
@@ -198,7 +193,7 @@ def _job_on_efs(job: TrainingJob) -> Any:
     if mount is not None and mount.is_efs is True:
         line = job.line_of("checkpoint_local_path") or mount.line or job.location.line
         return Evidence(
-            f"checkpoint path '{path}' is on the EFS mount '{mount.mount_path}'", line, _chain_data(mount.via)
+            f"checkpoint path '{path}' is on the EFS mount '{mount.mount_path}'", line, chain=mount.via
         )
     if mount is not None and is_unknown(mount.is_efs):
         return mount.is_efs

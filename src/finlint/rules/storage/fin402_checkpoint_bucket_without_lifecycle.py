@@ -59,7 +59,7 @@ def checkpoint_bucket_without_lifecycle(record: Record, pattern: str) -> Any:
         else "no enabled lifecycle rule that transitions or expires objects"
     )
     line = record.line_of("lifecycle_rules") or record.line_of("bucket_name") or record.location.line
-    return Evidence(f"{why} and has {what}", line, {"checkpoint_jobs": list(record.checkpoint_jobs)})
+    return Evidence(f"{why} and has {what}", line)
 
 
 def price_bucket_lifecycle(finding: Finding, ctx: CostContext) -> Cost:

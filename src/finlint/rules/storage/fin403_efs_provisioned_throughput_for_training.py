@@ -43,9 +43,7 @@ def efs_provisioned_for_training(record: Record, pattern: str) -> Any:
     mibps = record.provisioned_throughput_mibps
     amount = f"{mibps:,.0f} MiB/s " if isinstance(mibps, (int, float)) else ""
     line = record.line_of("throughput_mode") or record.location.line
-    return Evidence(
-        f"provisions {amount}of throughput and is {why}", line, {"mounted_by": list(record.mounted_by)}
-    )
+    return Evidence(f"provisions {amount}of throughput and is {why}", line)
 
 
 def price_provisioned_throughput(finding: Finding, ctx: CostContext) -> Cost:

@@ -43,7 +43,6 @@ def scratch_lustre_checkpoints(record: Record, pattern: str) -> Any:
     return Evidence(
         f"{kind} '{hit[1]}' holds checkpoints on {deployment} with no S3 data repository or export",
         line,
-        {"deployment_type": deployment},
     )
 
 

@@ -36,7 +36,6 @@ def spot_max_wait_problem(record: Record) -> Any:
             f"sets a max wait of {wait:,} s, below {how} of {int(runtime):,} s "
             "(MaxWaitTimeInSeconds must be at least MaxRuntimeInSeconds)",
             record.line_of("max_wait_s") or spot_line,
-            {"max_wait_s": wait, "max_runtime_s": int(runtime)},
         )
     return None
 
