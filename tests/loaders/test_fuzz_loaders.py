@@ -3,7 +3,7 @@
 Seeds are the repository's own fixtures (CloudFormation, Kubernetes, SageMaker API requests,
 Terraform, SDK scripts, notebooks); hypothesis deletes, duplicates and swaps spans and
 inserts syntax characters. Each loader is called directly, without the scan's safety net
-(``scan._safe``), so an exception escaping a loader fails the test. The normal suite runs a
+(``loaders.dispatch._safe``), so an exception escaping a loader fails the test. The normal suite runs a
 few dozen examples per loader; ``bench/fuzz.py`` runs thousands
 (``FINLINT_FUZZ_EXAMPLES``).
 """
