@@ -30,6 +30,7 @@ from finlint.ir import (
     map_options,
 )
 from finlint.loaders.base import DocContext, no_finalize
+from finlint.loaders.common import coerce
 from finlint.loaders.common.yamlload import LineDict, LineList, YamlLoadError, load_all
 from finlint.loaders.sagemaker_sdk.dataloader import MARKER as DATALOADER_MARKER
 from finlint.loaders.sagemaker_sdk.dataloader import load_data_loaders
@@ -426,30 +427,20 @@ def _ir_value(ir_field: str, value: Any) -> Any:
         return value
     if getattr(value, "is_bool", False):  # a config file's true/false (sources.OriginBool)
         value = bool(value)
+    # scalars convert through coerce, as in every other loader ("3600" and 3600.0 are 3600)
+    scalar = isinstance(value, (bool, int, float, str))
     if ir_field in INT_FIELDS:
-        if isinstance(value, bool):
-            return Unknown(f"{value!r} is not a number")
-        if isinstance(value, int):
-            return value
-        if isinstance(value, float) and value.is_integer():
-            return int(value)
-        if isinstance(value, str) and value.strip().isdigit():
-            return int(value)
-        return Unknown(f"{_shown(value)} is not a number")
+        return coerce.to_int(value, ir_field) if scalar else Unknown(f"{_shown(value)} is not a number")
     if ir_field == "spot":
-        if isinstance(value, bool):
-            return value
-        if isinstance(value, int):
-            return bool(value)
-        return Unknown(f"{_shown(value)} is not a boolean")
+        return coerce.to_bool(value, ir_field) if scalar else Unknown(f"{_shown(value)} is not a boolean")
     if ir_field in STR_FIELDS:
-        if isinstance(value, str):
-            return value
         if isinstance(value, PartialStr):
             if ir_field in ("checkpoint_s3_uri", "training_image"):
                 # present; the rules read only its presence, or the image's repository name
                 return value.template
             return Unknown(f"partly dynamic string {value.template!r}")
+        if scalar:
+            return coerce.to_str(value, ir_field)
         return Unknown(f"{_shown(value)} is not a string")
     return value
 
