@@ -7,7 +7,10 @@ tree with positions for every attribute and sub-expression, costs half of ``load
 transformer pass) and depends only on the grammar, not on the library's private rule
 classes. The expression nodes below are what :mod:`terraform_eval` evaluates.
 
-Parsed files are cached by content hash, so a module called twice is parsed once.
+Parsed files are cached by content hash, so a module called twice, or a file read by the module
+scan (:func:`finlint.loaders.terraform.loader.module_directories`) and then loaded, is parsed
+once. The cache is bounded by the source bytes it holds (``_CACHE_BYTES``; a parsed tree takes
+about 12 times its text), not by a count: the oldest entries leave first.
 """
 
 from __future__ import annotations
@@ -20,7 +23,9 @@ from typing import Any, Union
 from finlint.loaders.terraform import heredocs
 
 MAX_FILE_BYTES = 4 * 1024 * 1024
-_CACHE_LIMIT = 1024
+#: Source bytes whose parse results are kept (about 100 MB of parsed trees): a scanned
+#: repository is untrusted, so the cache is bounded by what it holds, never by a count.
+_CACHE_BYTES = 8 * 1024 * 1024
 
 
 class HclError(Exception):
@@ -232,24 +237,37 @@ class Body:
 
 # --- parsing -------------------------------------------------------------------------------
 
-_cache: dict[str, Body | HclError] = {}
+_cache: dict[str, tuple[Body | HclError, int]] = {}  # content hash -> (result, text length)
+_cached_bytes = 0
 
 
 def parse_text(text: str) -> Body:
     """Parse HCL text (cached by content hash); raises :class:`HclError`."""
     key = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-    cached = _cache.get(key)
-    if cached is None:
+    entry = _cache.get(key)
+    if entry is None:
+        result: Body | HclError
         try:
-            cached = _parse_uncached(text)
+            result = _parse_uncached(text)
         except HclError as exc:
-            cached = exc
-        if len(_cache) >= _CACHE_LIMIT:
-            _cache.clear()
-        _cache[key] = cached
-    if isinstance(cached, HclError):
-        raise cached
-    return cached
+            result = exc
+        _remember(key, result, len(text))
+    else:
+        result = entry[0]
+    if isinstance(result, HclError):
+        raise result
+    return result
+
+
+def _remember(key: str, result: Body | HclError, size: int) -> None:
+    """Keep a parse result within ``_CACHE_BYTES`` of source, dropping the oldest first."""
+    global _cached_bytes
+    if size > _CACHE_BYTES:
+        return
+    while _cache and _cached_bytes + size > _CACHE_BYTES:
+        _cached_bytes -= _cache.pop(next(iter(_cache)))[1]
+    _cache[key] = (result, size)
+    _cached_bytes += size
 
 
 def parse_count() -> int:
@@ -258,7 +276,9 @@ def parse_count() -> int:
 
 
 def clear_cache() -> None:
+    global _cached_bytes
     _cache.clear()
+    _cached_bytes = 0
 
 
 def hcl2_module() -> Any:
