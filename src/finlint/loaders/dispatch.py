@@ -184,6 +184,7 @@ def load_directories(
     skip = module.module_directories(dirs)
     count = 0
     show = partial(display_path, root=options.display_root)
+    units: list[tuple[Path, list[Path]]] = []
     for directory in sorted(dirs):
         pattern = "**/*" if spec.marker_files else "*"  # a tree unit owns its subdirectories
         files = sorted(
@@ -203,11 +204,22 @@ def load_directories(
             text = read_text(f, show(f), options.limits.max_file_bytes)
             if isinstance(text, str):
                 texts[show(f)] = text.splitlines()
-        if directory in skip:
-            continue
-        loader = partial(module.load_directory, directory, files, show, options.loader_options)
-        result.extend(_safe(loader, show(directory)))
+        if directory not in skip:
+            units.append((directory, files))
+    from finlint import parallel
+
+    for loaded in parallel.load_units(spec, units, options):
+        result.extend(loaded)
     return result, count
+
+
+def load_unit(spec: LoaderSpec, directory: Path, files: list[Path], options: ScanOptions) -> LoadResult:
+    """One directory unit through its loader. Runs in a worker process under ``--jobs`` when the
+    format's units are independent (:attr:`LoaderSpec.independent_units`)."""
+    module: DirectoryLoader = spec.load()
+    show = partial(display_path, root=options.display_root)
+    loader = partial(module.load_directory, directory, files, show, options.loader_options)
+    return _safe(loader, show(directory))
 
 
 def consumed_files(options: dict[str, Any]) -> set[Path]:
