@@ -7,10 +7,8 @@ tree with positions for every attribute and sub-expression, costs half of ``load
 transformer pass) and depends only on the grammar, not on the library's private rule
 classes. The expression nodes below are what :mod:`terraform_eval` evaluates.
 
-Parsed files are cached by content hash, so a module called twice, or a file read by the module
-scan (:func:`finlint.loaders.terraform.loader.module_directories`) and then loaded, is parsed
-once. The cache is bounded by the source bytes it holds (``_CACHE_BYTES``; a parsed tree takes
-about 12 times its text), not by a count: the oldest entries leave first.
+Parsed files are cached by content hash (bounded by the source bytes held, not a count), so a
+module called twice, or a file the module scan read and the load reads again, is parsed once.
 """
 
 from __future__ import annotations
@@ -23,9 +21,7 @@ from typing import Any, Union
 from finlint.loaders.terraform import heredocs
 
 MAX_FILE_BYTES = 4 * 1024 * 1024
-#: Source bytes whose parse results are kept (about 100 MB of parsed trees): a scanned
-#: repository is untrusted, so the cache is bounded by what it holds, never by a count.
-_CACHE_BYTES = 8 * 1024 * 1024
+_CACHE_BYTES = 8 * 1024 * 1024  # source bytes whose parse results are kept (trees: ~12x, ~100 MB)
 
 
 class HclError(Exception):
@@ -238,36 +234,27 @@ class Body:
 # --- parsing -------------------------------------------------------------------------------
 
 _cache: dict[str, tuple[Body | HclError, int]] = {}  # content hash -> (result, text length)
-_cached_bytes = 0
+_cached = [0]  # source bytes held
 
 
 def parse_text(text: str) -> Body:
-    """Parse HCL text (cached by content hash); raises :class:`HclError`."""
+    """Parse HCL text (cached by content hash, oldest out past ``_CACHE_BYTES``); raises HclError."""
     key = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-    entry = _cache.get(key)
-    if entry is None:
-        result: Body | HclError
+    result: Body | HclError
+    if key in _cache:
+        result = _cache[key][0]
+    else:
         try:
             result = _parse_uncached(text)
         except HclError as exc:
             result = exc
-        _remember(key, result, len(text))
-    else:
-        result = entry[0]
+        while _cache and _cached[0] + len(text) > _CACHE_BYTES:
+            _cached[0] -= _cache.pop(next(iter(_cache)))[1]
+        if len(text) <= _CACHE_BYTES:
+            _cache[key], _cached[0] = (result, len(text)), _cached[0] + len(text)
     if isinstance(result, HclError):
         raise result
     return result
-
-
-def _remember(key: str, result: Body | HclError, size: int) -> None:
-    """Keep a parse result within ``_CACHE_BYTES`` of source, dropping the oldest first."""
-    global _cached_bytes
-    if size > _CACHE_BYTES:
-        return
-    while _cache and _cached_bytes + size > _CACHE_BYTES:
-        _cached_bytes -= _cache.pop(next(iter(_cache)))[1]
-    _cache[key] = (result, size)
-    _cached_bytes += size
 
 
 def parse_count() -> int:
@@ -276,9 +263,8 @@ def parse_count() -> int:
 
 
 def clear_cache() -> None:
-    global _cached_bytes
     _cache.clear()
-    _cached_bytes = 0
+    _cached[0] = 0
 
 
 def hcl2_module() -> Any:
