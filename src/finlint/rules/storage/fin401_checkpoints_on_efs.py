@@ -14,10 +14,8 @@ from finlint.cost.efs import (
     IA_MINIMUM_DAYS,
     KIND,
     Stream,
-    _find_fs,
     checkpoint_stream,
     checkpoint_volume,
-    storage_key,
 )
 from finlint.cost.pricing import PriceQuote
 from finlint.engine.facts import Evidence
@@ -233,7 +231,7 @@ def price(finding: Finding, ctx: CostContext) -> Cost:
     assert std and lustre and s3_std
     quotes: list[PriceQuote] = [std]
 
-    fs = _find_fs(rec, ctx.records)
+    fs = ctx.index.efs_file_system(rec)
     mode = fs.throughput_mode if fs is not None and isinstance(fs.throughput_mode, str) else None
     stream = checkpoint_stream(params)
     assumptions: dict[str, Any] = {"checkpoint_gb": size, "checkpoint_gb_source": size_how}
@@ -287,7 +285,7 @@ def price(finding: Finding, ctx: CostContext) -> Cost:
         f"{none_text}. {price_note(*quotes)}"
     )
     assumptions.update(
-        storage=storage_key(rec, ctx.records),
+        storage=ctx.index.storage_key(rec),
         lower_bound=stream.gb_per_month is None,
         throughput_mode=mode or "not linked (Elastic assumed)",
         fsx_lustre_gb=fsx_gb,
