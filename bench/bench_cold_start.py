@@ -2,8 +2,11 @@
 
     python bench/bench_cold_start.py                 # 40 rounds
     python bench/bench_cold_start.py --repeat 80 --callgrind
+    python bench/bench_cold_start.py --all-formats   # + a Kubernetes, an SDK and a Terraform file
 
-Rows: ``python -c pass``; ``finlint scan FILE`` through the console script; and the same scan
+Rows: ``python -c pass``; ``finlint scan FILE`` (a CloudFormation template) through the console
+script (with ``--all-formats``, also a Kubernetes manifest, a SageMaker SDK script and a one-file
+Terraform configuration: targets 150 ms median, 200 ms for Terraform); and the same scan
 with the user cache off (``FINLINT_CACHE_DIR=off``; only changed-file context uses it, so the
 two should match). Each round runs every command once, alternating, so a noisy neighbour hits
 them alike; the table gives the minimum
@@ -32,6 +35,12 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 ONE_FILE = REPO / "fixtures" / "cloudformation" / "bad" / "sfn-spot-no-checkpoint.yaml"
+#: --all-formats: one file of each other format (name shown -> fixture)
+OTHER_FILES = {
+    "  kubernetes": REPO / "fixtures" / "kubernetes" / "bad" / "job-nfs-efs-checkpoints.yaml",
+    "  sagemaker sdk": REPO / "fixtures" / "sagemaker-sdk" / "estimator_spot_no_checkpoint.py",
+    "  terraform": REPO / "fixtures" / "terraform" / "gpu_platform" / "training.tf",
+}
 
 
 def once(cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float]:
@@ -61,6 +70,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=40)
     parser.add_argument("--callgrind", action="store_true", help="also count instructions (valgrind)")
+    parser.add_argument("--all-formats", action="store_true", help="also one file of each other format")
     args = parser.parse_args()
     import finlint
 
@@ -71,6 +81,10 @@ def main() -> int:
         root = Path(tmp) / "repo"  # the scanned folder; the cache lives beside it, not in it
         root.mkdir()
         shutil.copy2(ONE_FILE, root / ONE_FILE.name)
+        others = OTHER_FILES if args.all_formats else {}
+        for name, path in others.items():  # each alone in its folder (Terraform: a configuration)
+            (root / name.strip()).mkdir()
+            shutil.copy2(path, root / name.strip() / path.name)
         env = {**os.environ, "FINLINT_CACHE_DIR": str(Path(tmp) / "cache")}
         off = {**env, "FINLINT_CACHE_DIR": "off"}
         cmds = {
@@ -78,6 +92,9 @@ def main() -> int:
             "finlint scan FILE": ([finlint_script, *scan] if finlint_script else [], env),
             "  cache off": ([finlint_script, *scan] if finlint_script else [], off),
         }
+        for name, path in others.items():
+            one = [finlint_script, "scan", f"{name.strip()}/{path.name}", "--format", "json", "--exit-zero"]
+            cmds[name] = (one if finlint_script else [], env)
         cmds = {name: value for name, value in cmds.items() if value[0]}
         for cmd, cmd_env in cmds.values():
             once(cmd, root, cmd_env)  # warm the caches and the page cache

@@ -6,7 +6,9 @@ scripts and notebooks) run on chunks of the sorted file list in a
 :class:`concurrent.futures.ProcessPoolExecutor`; discovery submits chunks as it finds them.
 Results are taken in list order, so records, errors and notices are in exactly the order a
 serial run produces and everything after loading (linking, rules, pricing, reports) is
-unchanged. Directory loaders (Terraform, Helm) stay in this process.
+unchanged. Directory units whose loader says they load alone (``LoaderSpec.independent_units``:
+Terraform configurations) are loaded the same way, after the files, groups of whole units per
+task (:func:`load_units`); Helm charts stay in this process.
 
 Rules run after linking, over every record at once. With many records (:data:`MIN_RECORDS`)
 and a process that can fork (:func:`can_fork`: no other thread runs in it), the record indices
@@ -31,10 +33,10 @@ import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from finlint.ir import LoadResult
-from finlint.loaders import LoaderUnavailable
+from finlint.loaders import LoaderSpec, LoaderUnavailable
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
@@ -184,6 +186,98 @@ def _load_in_pool(
                 if name not in sys.modules:
                     importlib.import_module(name)
             yield from loaded
+
+
+Unit = tuple[Path, list[Path]]  # a directory and the files its loader is handed
+
+
+def load_units(spec: LoaderSpec, units: list[Unit], options: ScanOptions) -> Iterator[LoadResult]:
+    """One LoadResult per directory unit, in the order of ``units``: in ``--jobs`` workers
+    when the format's units are independent and hold :data:`MIN_FILES` files or more."""
+    from finlint.loaders.dispatch import load_unit
+
+    jobs = min(options.jobs, default_jobs() * 4)
+    files = sum(len(unit_files) for _, unit_files in units)
+    if jobs <= 1 or not spec.independent_units or len(units) < 2 or files < MIN_FILES:
+        for directory, unit_files in units:
+            yield load_unit(spec, directory, unit_files, options)
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    worker_options = replace(options, progress=None, cost_settings=None)
+    context = multiprocessing.get_context("fork" if can_fork() else "spawn")
+    # groups of whole units, about CHUNKS_PER_JOB per worker (at most MAX_CHUNK files, but at
+    # least one unit): few enough to amortise a task, enough to balance the load
+    size = min(MAX_CHUNK, files // (jobs * CHUNKS_PER_JOB) or 1)
+    groups: list[list[Unit]] = [[]]
+    for unit in units:
+        if groups[-1] and sum(len(f) for _, f in groups[-1]) + len(unit[1]) > size:
+            groups.append([])
+        groups[-1].append(unit)
+    with ProcessPoolExecutor(jobs, mp_context=context, initializer=_init, initargs=(worker_options,)) as pool:
+        futures: list[Future[list[LoadResult | None]] | None] = []
+        for group in groups:
+            try:
+                futures.append(pool.submit(_run_units, spec, group))
+            except BrokenProcessPool:  # a worker died: the rest is loaded here
+                futures.append(None)
+        for group, future in zip(groups, futures, strict=True):
+            try:
+                if future is None:
+                    raise BrokenProcessPool
+                loaded = future.result()
+            except LoaderUnavailable:
+                raise
+            except Exception:  # noqa: BLE001 - the group is loaded again here, never lost
+                loaded = [None] * len(group)
+            for (directory, unit_files), result in zip(group, loaded, strict=True):
+                # None: the unit used the run's shared state (a Helm render's once-per-run
+                # notice): loaded here, in order, with this run's state, as a serial scan does
+                yield result if result is not None else load_unit(spec, directory, unit_files, options)
+
+
+class _RunState(dict[str, Any]):
+    """A worker's stand-in for the run's shared state (``loader_options["run"]``): it notes
+    whether a unit's loader looked at it at all."""
+
+    touched = False
+
+    def get(self, *args: Any) -> Any:
+        self.touched = True
+        return super().get(*args)
+
+    def __getitem__(self, key: str) -> Any:
+        self.touched = True
+        return super().__getitem__(key)
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.touched = True
+        super().__setitem__(key, value)
+
+    def __contains__(self, key: object) -> bool:
+        self.touched = True
+        return super().__contains__(key)
+
+    def setdefault(self, key: str, default: Any = None) -> Any:
+        self.touched = True
+        return super().setdefault(key, default)
+
+
+def _run_units(spec: LoaderSpec, group: list[Unit]) -> list[LoadResult | None]:
+    """A worker's task: a group of directory units of ``spec``'s format; None for a unit whose
+    loader used the run's shared state (the main process loads it again, with the real one)."""
+    from finlint.loaders.dispatch import load_unit
+
+    assert _options is not None
+    out: list[LoadResult | None] = []
+    for directory, unit_files in group:
+        state = _RunState()
+        options = replace(_options, loader_options={**_options.loader_options, "run": state})
+        result = load_unit(spec, directory, unit_files, options)
+        out.append(None if state.touched else result)
+    return out
 
 
 def _chunk_size(found: int, head: int, jobs: int) -> int:

@@ -139,8 +139,10 @@ def load_paths(
         progress("parsing directories", len(found), len(found))
     for spec, dirs in directories.items():
         before = set(texts)
-        loaded, read = dispatch.load_directories(spec, list(dirs), options, texts)
-        result.extend(loaded)
+        notices, units, read = dispatch.directory_units(spec, list(dirs), options, texts)
+        result.extend(notices)
+        for loaded in parallel.load_units(spec, units, options):
+            result.extend(loaded)
         if plan is None:
             count += read
             continue

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from finlint.cost import bounds
+from finlint.cost.index import RecordIndex
 from finlint.cost.pricing import (
     FALLBACK_REGION,
     PriceQuote,
@@ -69,6 +70,15 @@ class CostContext:
     pricing_file: Path | None = None
     records: list[Record] = field(default_factory=list)
     _cache: dict[str, Pricing] = field(default_factory=dict)
+    _index: RecordIndex | None = field(default=None, repr=False)
+
+    @property
+    def index(self) -> RecordIndex:
+        """The run's records indexed for lookups (built once, on first use): a model asks it,
+        never scans ``records`` per finding."""
+        if self._index is None:
+            self._index = RecordIndex(self.records)
+        return self._index
 
     @classmethod
     def build(cls, settings: Any = None, records: list[Record] | None = None) -> CostContext:

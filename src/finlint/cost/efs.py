@@ -1,4 +1,5 @@
-"""FIN401 checkpoints on EFS against FSx for Lustre PERSISTENT_2 plus S3, both sides costed.
+"""Checkpoint storage on EFS and S3, shared by FIN401's price (``rules/storage/fin401_...``):
+the checkpoint volume and write stream. FIN401 compares both sides:
 
 EFS          = V x EFS Standard/GB-month
                + W x elastic write $/GB            (Elastic throughput: declared, or assumed when the
@@ -20,9 +21,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from finlint.cost.common import CostContext, known, num
+from finlint.cost.common import CostContext, num
 from finlint.cost.usage import HOURS_PER_MONTH
-from finlint.ir import FileSystem, Record, TrainingJob, Volume
+from finlint.ir import Record
 
 KIND = "savings"
 #: Days a Standard-IA object is billed at least (S3 storage classes); a month is 730 h = 30.42 days.
@@ -30,58 +31,11 @@ IA_MINIMUM_DAYS = 30.0
 DAYS_PER_MONTH = HOURS_PER_MONTH / 24.0
 
 
-def _find_fs(rec: Record, records: list[Record]) -> FileSystem | None:
-    """The EFS FileSystem record behind a finding's record, when linking found one."""
-    if isinstance(rec, FileSystem):
-        return rec
-    refs: list[str] = []
-    if isinstance(rec, Volume):
-        refs += [v for v in (rec.efs_target, rec.file_system_ref) if isinstance(v, str)]
-        refs += [m.file_system_ref for m in rec.mounts if isinstance(m.file_system_ref, str)]
-    if isinstance(rec, TrainingJob):
-        refs += [m.file_system_ref for m in rec.file_system_mounts if isinstance(m.file_system_ref, str)]
-    for other in records:
-        if isinstance(other, FileSystem) and other.fs_type == "efs":
-            ids = {other.address, *other.ref_ids}
-            if any(r in ids for r in refs):
-                return other
-    return None
-
-
-def storage_key(rec: Record, records: list[Record]) -> str:
-    """The storage object a finding's money is really about (a workload's claim, else itself)."""
-    if isinstance(rec, Volume) and rec.volume_kind == "workload":
-        claims = {m.claim_name for m in rec.mounts if isinstance(m.claim_name, str) and m.is_efs is True}
-        pvcs = [r for r in records if isinstance(r, Volume) and r.volume_kind == "pvc" and r.name in claims]
-        for pvc in pvcs:
-            if pvc.namespace == rec.namespace or not known(rec.namespace):
-                return pvc.address
-    return rec.address
-
-
-def _claim_size(rec: Record, records: list[Record]) -> tuple[float | None, str]:
-    """The checkpoint volume's requested size: the PVC itself, or the claim a workload mounts."""
-    if isinstance(rec, Volume) and rec.volume_kind in ("pvc", "pv") and known(rec.capacity_gb):
-        return float(rec.capacity_gb), f"the {rec.volume_kind.upper()}'s requested size"  # type: ignore[arg-type]
-    if isinstance(rec, Volume) and rec.volume_kind == "workload":
-        claims = {m.claim_name for m in rec.mounts if isinstance(m.claim_name, str)}
-        for other in records:
-            if (
-                isinstance(other, Volume)
-                and other.volume_kind == "pvc"
-                and other.name in claims
-                and known(other.capacity_gb)
-                and (other.namespace == rec.namespace or not known(rec.namespace))
-            ):
-                return float(other.capacity_gb), f"claim '{other.name}' requested size"  # type: ignore[arg-type]
-    return None, ""
-
-
 def checkpoint_volume(rec: Record, ctx: CostContext, params: Mapping[str, Any]) -> tuple[float, str]:
     """V: the usage file first, a PVC's requested size as a weak hint, else the stated default."""
     if ctx.usage.source_of("checkpoint_storage_gb", rec.address, rec.name) == "usage file":
         return float(params["checkpoint_storage_gb"]), "usage checkpoint_storage_gb"
-    size, how = _claim_size(rec, ctx.records)
+    size, how = ctx.index.claim_size(rec)
     if size is not None and 0 <= size <= 1e8:
         return size, f"{how}, a weak hint: the EFS CSI driver ignores capacity; set checkpoint_storage_gb"
     return float(params.get("checkpoint_storage_gb", 1200)), "stated default checkpoint_storage_gb (1.2 TB)"

@@ -66,6 +66,10 @@ class LoaderSpec:
     #: a directory holding one of these files is a unit that owns its whole tree (a Helm chart:
     #: ``Chart.yaml``); files under it are the unit's, never loaded on their own
     marker_files: tuple[str, ...] = ()
+    #: a directory loader whose units load alone (no state shared across a run, no threads):
+    #: ``--jobs`` may load them in worker processes (Terraform; not Helm, whose renderer starts
+    #: threads and whose notices are once per run)
+    independent_units: bool = False
 
     def __hash__(self) -> int:
         return hash((self.format, self.module))
@@ -140,6 +144,7 @@ REGISTRY: tuple[LoaderSpec, ...] = (
         ("#", "//", "/*"),
         {"terraform": "main.tf"},
         unit_files=(".tf", ".tf.json"),
+        independent_units=True,
     ),
     LoaderSpec(
         "sagemaker-python",

@@ -175,15 +175,18 @@ def load_file(path: Path, options: ScanOptions) -> tuple[str, list[str] | None, 
     return display, lines, _safe(loader, display)
 
 
-def load_directories(
+def directory_units(
     spec: LoaderSpec, dirs: list[Path], options: ScanOptions, texts: dict[str, list[str]]
-) -> tuple[LoadResult, int]:
-    """Load each directory once; directories that are modules of another are loaded through it."""
+) -> tuple[LoadResult, list[tuple[Path, list[Path]]], int]:
+    """The units to load (each directory once, with its files; a directory that is a module of
+    another is loaded through it), the notices on refused files, and how many files they hold.
+    ``texts`` gets each file's lines (suppression comments)."""
     result = LoadResult()
     module: DirectoryLoader = spec.load()
     skip = module.module_directories(dirs)
     count = 0
     show = partial(display_path, root=options.display_root)
+    units: list[tuple[Path, list[Path]]] = []
     for directory in sorted(dirs):
         pattern = "**/*" if spec.marker_files else "*"  # a tree unit owns its subdirectories
         files = sorted(
@@ -203,11 +206,18 @@ def load_directories(
             text = read_text(f, show(f), options.limits.max_file_bytes)
             if isinstance(text, str):
                 texts[show(f)] = text.splitlines()
-        if directory in skip:
-            continue
-        loader = partial(module.load_directory, directory, files, show, options.loader_options)
-        result.extend(_safe(loader, show(directory)))
-    return result, count
+        if directory not in skip:
+            units.append((directory, files))
+    return result, units, count
+
+
+def load_unit(spec: LoaderSpec, directory: Path, files: list[Path], options: ScanOptions) -> LoadResult:
+    """One directory unit through its loader. Runs in a worker process under ``--jobs`` when the
+    format's units are independent (:attr:`LoaderSpec.independent_units`)."""
+    module: DirectoryLoader = spec.load()
+    show = partial(display_path, root=options.display_root)
+    loader = partial(module.load_directory, directory, files, show, options.loader_options)
+    return _safe(loader, show(directory))
 
 
 def consumed_files(options: dict[str, Any]) -> set[Path]:

@@ -7,7 +7,8 @@ tree with positions for every attribute and sub-expression, costs half of ``load
 transformer pass) and depends only on the grammar, not on the library's private rule
 classes. The expression nodes below are what :mod:`terraform_eval` evaluates.
 
-Parsed files are cached by content hash, so a module called twice is parsed once.
+Parsed files are cached by content hash (bounded by the source bytes held, not a count), so a
+module called twice, or a file the module scan read and the load reads again, is parsed once.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import Any, Union
 from finlint.loaders.terraform import heredocs
 
 MAX_FILE_BYTES = 4 * 1024 * 1024
-_CACHE_LIMIT = 1024
+_CACHE_BYTES = 8 * 1024 * 1024  # source bytes whose parse results are kept (trees: ~12x, ~100 MB)
 
 
 class HclError(Exception):
@@ -232,24 +233,28 @@ class Body:
 
 # --- parsing -------------------------------------------------------------------------------
 
-_cache: dict[str, Body | HclError] = {}
+_cache: dict[str, tuple[Body | HclError, int]] = {}  # content hash -> (result, text length)
+_cached = [0]  # source bytes held
 
 
 def parse_text(text: str) -> Body:
-    """Parse HCL text (cached by content hash); raises :class:`HclError`."""
+    """Parse HCL text (cached by content hash, oldest out past ``_CACHE_BYTES``); raises HclError."""
     key = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-    cached = _cache.get(key)
-    if cached is None:
+    result: Body | HclError
+    if key in _cache:
+        result = _cache[key][0]
+    else:
         try:
-            cached = _parse_uncached(text)
+            result = _parse_uncached(text)
         except HclError as exc:
-            cached = exc
-        if len(_cache) >= _CACHE_LIMIT:
-            _cache.clear()
-        _cache[key] = cached
-    if isinstance(cached, HclError):
-        raise cached
-    return cached
+            result = exc
+        while _cache and _cached[0] + len(text) > _CACHE_BYTES:
+            _cached[0] -= _cache.pop(next(iter(_cache)))[1]
+        if len(text) <= _CACHE_BYTES:
+            _cache[key], _cached[0] = (result, len(text)), _cached[0] + len(text)
+    if isinstance(result, HclError):
+        raise result
+    return result
 
 
 def parse_count() -> int:
@@ -259,6 +264,7 @@ def parse_count() -> int:
 
 def clear_cache() -> None:
     _cache.clear()
+    _cached[0] = 0
 
 
 def hcl2_module() -> Any:

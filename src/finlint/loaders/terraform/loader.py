@@ -79,7 +79,8 @@ def module_directories(dirs: Iterable[Path]) -> set[Path]:
                 text = raw.decode("utf-8") if isinstance(raw, bytes) else None
                 if text is not None and tf.name.endswith(".json"):
                     text = json_to_hcl(text)
-                body = h.parse_text(text) if text is not None else None
+                # no `module` keyword, no module block: the file is parsed once, by the load
+                body = h.parse_text(text) if text is not None and "module" in text else None
             except (h.HclError, UnicodeDecodeError, MemoryError):  # the load reports it
                 continue
             if body is None:

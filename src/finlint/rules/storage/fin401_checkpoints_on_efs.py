@@ -14,10 +14,8 @@ from finlint.cost.efs import (
     IA_MINIMUM_DAYS,
     KIND,
     Stream,
-    _find_fs,
     checkpoint_stream,
     checkpoint_volume,
-    storage_key,
 )
 from finlint.cost.pricing import PriceQuote
 from finlint.engine.facts import Evidence
@@ -231,7 +229,7 @@ def price(finding: Finding, ctx: CostContext) -> Cost:
     assert std and lustre and s3_std
     quotes: list[PriceQuote] = [std]
 
-    fs = _find_fs(rec, ctx.records)
+    fs = ctx.index.efs_file_system(rec)
     mode = fs.throughput_mode if fs is not None and isinstance(fs.throughput_mode, str) else None
     stream = checkpoint_stream(params)
     assumptions: dict[str, Any] = {"checkpoint_gb": size, "checkpoint_gb_source": size_how}
@@ -284,7 +282,7 @@ def price(finding: Finding, ctx: CostContext) -> Cost:
         f"{usd(alt_total)}/month. Saving {usd(efs_total)} - {usd(alt_total)} = {usd(saving)}/month"
         f"{none_text}. {price_note(*quotes)}"
     )
-    shared = CountedOnce("storage", storage_key(rec, ctx.records))
+    shared = CountedOnce("storage", ctx.index.storage_key(rec))
     assumptions.update(
         storage=shared.resource,
         lower_bound=stream.gb_per_month is None,
