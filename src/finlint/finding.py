@@ -20,10 +20,11 @@ def severity_rank(severity: str) -> int:
 @dataclass(frozen=True)
 class CountedOnce:
     """One bill that several findings price: ``cost.price_findings`` counts it on one of them
-    and zeroes the others (``storage``: the EFS a PVC and its workload describe; ``pool``: a
-    pool's risk ceiling FIN301 and FIN304 both see; ``notebook``: hours FIN301 and FIN302 price)."""
+    and zeroes the others (``storage``: the EFS a PVC and its workload describe). Findings of
+    different kinds on one resource are not zeroed: :mod:`finlint.cost.totals` de-duplicates
+    them per resource (``resource`` is that resource for a shared bill)."""
 
-    kind: str  # storage | pool | notebook
+    kind: str  # storage
     resource: str  # the address the bill belongs to
 
 
@@ -31,8 +32,10 @@ class CountedOnce:
 class Cost:
     """A dollar figure a reader can recompute from ``basis`` and ``assumptions``.
 
-    ``kind``: ``waste`` (money burnt by the setting), ``risk`` (what it may burn), or
-    ``savings`` (what the fix saves). ``monthly_usd`` is None only together with ``reason``.
+    ``kind`` (one of :data:`finlint.cost.totals.KINDS`): ``savings`` (a cheaper configuration
+    for what bills today), ``waste`` (an expected loss: probability x loss) or ``exposure`` (what
+    it may bill if something happens: conditional, never added to the other two).
+    ``monthly_usd`` is None only together with ``reason``.
     ``counted_once`` names a bill other findings share (the de-duplication's key); the
     ``assumptions`` still show it to the reader.
     """

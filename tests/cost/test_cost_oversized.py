@@ -57,8 +57,10 @@ def test_job_with_alternative_and_runtime_factor() -> None:
 
 def test_notebook_hours_in_service() -> None:
     c = cost(Notebook(address="NB", location=LOC, source_format="x", instance_type="ml.p5.48xlarge"))
-    # the policy prices notebooks against notebook_alternative ml.g5.2xlarge ($1.52/h)
-    assert c.monthly_usd == pytest.approx((63.296 - 1.52) * 730, rel=1e-12)  # 45,096.48
+    # the policy prices notebooks against notebook_alternative ml.g5.2xlarge ($1.52/h), for the
+    # 176 active hours (usage active_hours_per_month); the idle rest is FIN302's waste
+    assert c.monthly_usd == pytest.approx((63.296 - 1.52) * 176, rel=1e-12)  # 10,872.58
+    assert "176 active h per month" in c.basis
     assert c.per_run_usd is None
     assert "policy param" in c.basis
 
@@ -79,7 +81,7 @@ def test_elastic_karpenter_pool_is_a_risk_ceiling_not_a_saving() -> None:
     )  # fmt: skip
     east = cost(pool)
     # admits p5.4xlarge and p5.48xlarge; only p5.48xlarge has a us-east-1 price (the gap is said)
-    assert east.kind == "risk" and east.assumptions["ceiling"] is True
+    assert east.kind == "exposure" and east.assumptions["ceiling"] is True
     assert east.monthly_usd == pytest.approx(55.04 * 730, rel=1e-12)  # 40,179.20 per node-month
     assert "Risk ceiling, not a saving" in east.basis and "per node-month" in east.basis
     assert "p5.4xlarge has no price in the snapshot (a gap)" in east.basis
@@ -124,7 +126,7 @@ def test_scan_and_cost_agree_on_the_same_pools() -> None:
     items = {i["resource"]: i for i in table["resources"]}
     elastic, static = "NodePool/gpu-training", "aws_eks_node_group.h100"
     assert items[elastic]["monthly_usd"] == 0.0  # bills nothing until it scales
-    assert fin301[elastic]["kind"] == "risk"
+    assert fin301[elastic]["kind"] == "exposure"
     assert fin301[elastic]["monthly_usd"] == items[elastic]["ceiling_per_node_month_usd"] == 46206.08
     assert fin301[static]["kind"] == "savings"
     assert fin301[static]["monthly_usd"] <= items[static]["monthly_usd"]  # 24,150.12 <= 40,179.20

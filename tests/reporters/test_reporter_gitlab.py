@@ -105,7 +105,7 @@ def test_demo_report_is_valid_and_ranked(tmp_path: Path, monkeypatch: pytest.Mon
         "path": "fixtures/demo/kubernetes/karpenter-gpu-nodepool.yaml",
         "lines": {"begin": 17, "end": 17},
     }
-    assert "$46,206/month, risk" in top["description"]
+    assert "$46,206/month, exposure" in top["description"]
     assert all(e["description"].startswith(e["check_name"] + " ") for e in data)
 
 
@@ -122,7 +122,7 @@ def test_dollars_in_description_and_suppressed_left_out(
     by_path = {(e["location"]["path"], e["check_name"]): e for e in data}
     assert set(by_path) == {("infra/notebook.yaml", "FIN301"), ("jobs/train.json", "FIN101")}
     job = by_path[("jobs/train.json", "FIN101")]
-    assert "(estimated $36.48/month, risk)" in job["description"]  # ml.g5.2xlarge $1.52/h x 24 h cap
+    assert "(estimated $36.48/month, exposure)" in job["description"]  # ml.g5.2xlarge $1.52/h x 24 h cap
     assert job["severity"] == "critical"
     assert "ReservedNotebook" not in json.dumps(data)  # suppressed in source with a reason
 
@@ -200,8 +200,14 @@ def test_auto_detect() -> None:
 @pytest.mark.parametrize(
     ("env", "check"),
     [
-        ({"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": ""}, lambda out: out.startswith("::error file=")),
-        ({"GITLAB_CI": "true"}, lambda out: json.loads(out)[0]["check_name"] == "FIN301"),
+        (
+            {"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": ""},
+            lambda out: "::error file=infra/notebook.yaml,line=6," in out,
+        ),
+        (
+            {"GITLAB_CI": "true"},
+            lambda out: json.loads(out)[0]["check_name"] == "FIN302",
+        ),  # the dearest first
         ({}, lambda out: "finding(s)" in out.splitlines()[-1] and not out.startswith("[")),
     ],
 )

@@ -42,7 +42,7 @@ def price_findings(
             continue
         model = models.get(f.cost_model)
         if model is None:
-            f.cost = Cost(None, None, "risk", "", {}, reason=f"unknown cost model {f.cost_model!r}")
+            f.cost = Cost(None, None, "exposure", "", {}, reason=f"unknown cost model {f.cost_model!r}")
             continue
         f.cost = _total(model, f, ctx)
         _per_launch(f)
@@ -75,7 +75,7 @@ def _one(model: ModelFn, finding: Finding, ctx: CostContext) -> Cost:
         cost = model(finding, ctx)
     except (OverflowError, ZeroDivisionError, ValueError) as exc:
         reason = f"the inputs are out of range for the {finding.cost_model} model ({exc})"
-        return Cost(None, None, "risk", f"Not priced: {reason}.", {}, reason=reason)
+        return Cost(None, None, "exposure", f"Not priced: {reason}.", {}, reason=reason)
     return finite_cost(cost)
 
 
@@ -90,7 +90,9 @@ def _count_storage_once(findings: Iterable[Finding]) -> None:
         cost = f.cost
         if cost is None or cost.monthly_usd is None or not f.active:
             continue
-        key = cost.counted_once  # one EFS bill; one pool's risk ceiling seen by FIN301 and FIN304
+        # one EFS bill seen through a claim and the workload that mounts it (rules of different
+        # kinds on one resource are de-duplicated by finlint.cost.totals instead)
+        key = cost.counted_once
         if key is None:
             continue
         # the first finding counts it, unless a later one is on the resource the bill belongs to

@@ -18,6 +18,8 @@ from finlint.errors import LocatedError
 #: AWS's and Infracost's month; the default of the `hours_per_month` usage parameter, used by
 #: every model that bills by the hour.
 HOURS_PER_MONTH = 730.0
+#: hours a notebook is really used per month: 8 h x 22 working days, an assumption (FIN301, FIN302)
+ACTIVE_HOURS_PER_MONTH = 176.0
 
 DEFAULT_FILE = "finlint-usage.yml"
 MAX_USAGE_BYTES = 4 * 1024 * 1024  # a usage file is hand-written: a few KiB
@@ -76,6 +78,12 @@ PARAMS: dict[str, Param] = {
     ),
     "hours_per_month": Param(
         int(HOURS_PER_MONTH), _num(0, 744), "hours (0-744)", "730 h, AWS's and Infracost's month"
+    ),
+    "active_hours_per_month": Param(
+        int(ACTIVE_HOURS_PER_MONTH),
+        _num(0, 744),
+        "hours (0-744)",
+        "176 h = 8 h x 22 working days of use, an assumption (FIN301 prices these hours, FIN302 the rest)",
     ),
     "expected_runtime_hours": Param(
         None, _opt(_num(0, 8760, lo_open=True)), "hours (0-8,760)", "none: a job is assumed to run to its cap"

@@ -3,7 +3,7 @@
 The policy is ``policies/FIN101-training-job-missing-max-runtime.yaml``; this module holds its
 facts and its price.
 
-Price (runaway-runtime, risk): what a stuck job bills before its runtime cap stops it.
+Price (runaway-runtime, exposure): what a stuck job bills before its runtime cap stops it.
 
 per run  = hourly rate x instances x (cap hours - expected runtime hours, when the usage file gives one)
 per month = per run x stuck runs per month (usage, default 1)
@@ -55,7 +55,7 @@ def max_runtime_default_text(record: Record) -> Any:
     return "a CreateTrainingJob request without StoppingCondition is invalid"
 
 
-KIND = "risk"
+KIND = "exposure"  # what one stuck run bills: conditional, not expected
 
 
 def price(finding: Finding, ctx: CostContext) -> Cost:
