@@ -68,7 +68,9 @@ def catalog_types(path: Path = CATALOG) -> list[str]:
     return [str(name) for name in data["instances"]]
 
 
-def on_demand_linux(instances: list[dict[str, Any]], types: list[str], regions: tuple[str, ...] | list[str]) -> dict[str, dict[str, float]]:
+def on_demand_linux(
+    instances: list[dict[str, Any]], types: list[str], regions: tuple[str, ...] | list[str]
+) -> dict[str, dict[str, float]]:
     """``region -> type -> USD/h`` for the wanted types and regions (a missing or zero price is left out)."""
     wanted = set(types)
     out: dict[str, dict[str, float]] = {r: {} for r in regions}
