@@ -177,6 +177,26 @@ LAUNCHERS = (
     "sdk-model-trainer",  # SDK v3 ModelTrainer
     "sdk-remote",  # @remote decorated function
     "terraform",  # aws_sagemaker_training_job
+    "kubeflow-training-operator",  # PyTorchJob, TFJob, MPIJob, XGBoostJob, PaddleJob, JAXJob
+    "kubeflow-trainer",  # Trainer v2 TrainJob
+    "hyperpod-training-operator",  # SageMaker HyperPod HyperPodPyTorchJob
+    "kubernetes-job",  # batch/v1 Job requesting accelerators
+    "jobset",  # JobSet (jobset.x-k8s.io)
+    "volcano",  # Volcano Job (batch.volcano.sh)
+    "kuberay",  # KubeRay RayJob
+)
+
+#: Launchers with no default runtime cap: a job without a limit runs until it finishes.
+UNCAPPED_LAUNCHERS = frozenset(
+    {
+        "kubeflow-training-operator",
+        "kubeflow-trainer",
+        "hyperpod-training-operator",
+        "kubernetes-job",
+        "jobset",
+        "volcano",
+        "kuberay",
+    }
 )
 
 
@@ -269,6 +289,7 @@ POOL_KINDS = (
     "ec2-instance",
     "batch-compute-environment",
     "hyperpod-instance-group",
+    "ray-worker-group",  # a RayCluster / RayService head or worker group with accelerators
 )
 
 

@@ -83,6 +83,12 @@ PARAMS: dict[str, Param] = {
     "stuck_runs_per_month": Param(
         1, _num(0, 100_000), "a number 0-100,000", "1 stuck run a month (FIN101 exposure)"
     ),
+    "stuck_run_unnoticed_days": Param(
+        1,
+        _num(0, 366, lo_open=True),
+        "days (0-366)",
+        "1: with no runtime cap (Kubernetes launchers) FIN101 states one day's exposure",
+    ),
     "spot_interruption_band": Param(
         FIELD_BAND,
         lambda v: v in SPOT_BANDS,
