@@ -135,8 +135,7 @@ def load_ray_cluster(d: Doc) -> list[Record]:
         common = d.common(lines=lines)
         records.append(
             ComputePool(
-                **{**common, "address": d.address(run.role)},
-                name=f"{d.name_key}/{run.role}",
+                **{**common, "address": d.address(run.role), "name": f"{d.name_key}/{run.role}"},
                 extra={
                     "kind": d.kind,
                     "api_version": d.api_version,
