@@ -57,9 +57,12 @@ class PodFacts:
 
     @property
     def accelerated(self) -> bool:
-        """Known to request accelerators, or to select an accelerated instance type."""
+        """Requests accelerators (a count that is a placeholder too), or selects an accelerated
+        instance type."""
         if isinstance(self.accelerators, int) and self.accelerators > 0:
             return True
+        if is_unknown(self.accelerators) and self.accelerators_line is not None:
+            return True  # an accelerator resource is requested, its count is a placeholder
         itype = self.instance_type
         if isinstance(itype, str):
             spec = catalog.lookup(itype)

@@ -203,8 +203,8 @@ def load_hyperpod_job(d: Doc) -> list[Record]:
                 )
             )
     run_policy = mapping(spec, "runPolicy")
-    fallback = d.line_at(spec, "runPolicy") if run_policy is not None else None
-    limit = _runtime(d, None, None, accelerated_roles(roles), fallback)
+    # no deadline field in its runPolicy to point at: the finding is on the object
+    limit = _runtime(d, None, None, accelerated_roles(roles), None)
     extra: dict[str, Any] = {}
     if run_policy is not None and "jobMaxRetryCount" in run_policy:
         extra["job_max_retry_count"] = _plain(integer(run_policy["jobMaxRetryCount"], "jobMaxRetryCount"))
