@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from tests.loaders.test_loader_kubernetes import load_fixture, load_text
 
 from finlint.domain.sagemaker import NO_CAP, runtime_cap
 from finlint.ir import Alternatives, ComputePool, TrainingJob, Unknown, Volume
-from tests.loaders.test_loader_kubernetes import load_fixture, load_text
 
 _POD = """
 spec:
@@ -324,12 +324,14 @@ def test_raycluster_autoscaling_keeps_min_replicas() -> None:
     "spec",
     [
         "pytorchReplicaSpecs: [1, 2]",
-        "pytorchReplicaSpecs: {Worker: {replicas: many, template: {spec: {containers: [{resources: {limits: {nvidia.com/gpu: lots}}}]}}}}",
+        "pytorchReplicaSpecs: {Worker: {replicas: many, template: {spec: {containers: "
+        "[{resources: {limits: {nvidia.com/gpu: lots}}}]}}}}",
         "pytorchReplicaSpecs: {Worker: 3}",
         "runPolicy: [x]",
         "replicaSpecs: {a: b}",
         "tasks: 7",
-        "workerGroupSpecs: [{replicas: -1, template: {spec: {containers: [{resources: {limits: {nvidia.com/gpu: 1}}}]}}}]",
+        "workerGroupSpecs: [{replicas: -1, template: {spec: {containers: "
+        "[{resources: {limits: {nvidia.com/gpu: 1}}}]}}}]",
     ],
 )
 @pytest.mark.parametrize(

@@ -192,7 +192,7 @@ def test_scan_headline_and_charts_carry_the_json_numbers(demo: dict[str, Any]) -
     total = data["summary"]["monthly_usd"]
     headline = doc.find(id="total")
     assert float(headline.attrs["data-usd"]) == pytest.approx(total, abs=0.01)
-    assert headline.text().startswith(usd_text(total)) and usd_text(total) == "$179,622"
+    assert headline.text().startswith(usd_text(total)) and usd_text(total) == "$181,730"
 
     active = [f for f in data["findings"] if "suppressed" not in f and not f.get("baseline")]
     per_rule: dict[str, float] = defaultdict(float)
@@ -239,7 +239,7 @@ def test_scan_stats_split_risk_ceilings_from_savings(demo: dict[str, Any]) -> No
 def test_findings_table_rows_basis_and_assumptions(demo: dict[str, Any]) -> None:
     doc, data = demo["scan"], demo["json"]
     rows = doc.find("table", id="findings").find("tbody").find_all("tr")
-    assert len(rows) == data["summary"]["findings"] == 30
+    assert len(rows) == data["summary"]["findings"] == 31
     dollars = [float(r.find_all("td")[4].attrs["data-sort"]) for r in rows]
     # ranked by dollars without any script; a rule without a cost model (-2) ranks with $0.00
     assert [max(d, 0.0) for d in dollars] == sorted((max(d, 0.0) for d in dollars), reverse=True)
@@ -574,7 +574,7 @@ def test_browser_sorts_the_table(browser: Browser, demo: dict[str, Any]) -> None
 @needs_chromium
 def test_browser_without_javascript(browser: Browser, demo: dict[str, Any]) -> None:
     browser.open(demo["scan_path"].as_uri(), javascript=False)
-    assert browser.evaluate("document.querySelectorAll('#findings tbody tr').length") == 30
+    assert browser.evaluate("document.querySelectorAll('#findings tbody tr').length") == 31
     assert browser.evaluate("document.querySelectorAll('#findings th button').length") == 0
     assert (
         browser.evaluate("document.querySelectorAll('svg.chart g.bar').length")

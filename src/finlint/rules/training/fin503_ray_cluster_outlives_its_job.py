@@ -24,7 +24,7 @@ from typing import Any
 from finlint.cost.common import CostContext, known, num, price_note, quote_json, runs_per_month, unpriced, usd
 from finlint.engine.facts import Evidence
 from finlint.finding import Cost, Finding
-from finlint.ir import Record, TrainingJob, Unknown, is_unknown
+from finlint.ir import Record, TrainingJob, Unknown
 from finlint.rules.base import Rule
 
 
@@ -49,7 +49,7 @@ def ray_cluster_outlives_its_job(record: Record) -> Any:
     if isinstance(shutdown, Unknown):
         return shutdown
     idle = ray.get("idle_nodes")
-    if is_unknown(idle):
+    if isinstance(idle, Unknown):
         return Unknown(f"instances the cluster keeps: {idle.reason}")
     if not isinstance(idle, int) or idle < 1:
         return None
