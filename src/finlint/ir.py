@@ -177,6 +177,26 @@ LAUNCHERS = (
     "sdk-model-trainer",  # SDK v3 ModelTrainer
     "sdk-remote",  # @remote decorated function
     "terraform",  # aws_sagemaker_training_job
+    "kubeflow-training-operator",  # PyTorchJob, TFJob, MPIJob, XGBoostJob, PaddleJob, JAXJob
+    "kubeflow-trainer",  # Trainer v2 TrainJob
+    "hyperpod-training-operator",  # SageMaker HyperPod HyperPodPyTorchJob
+    "kubernetes-job",  # batch/v1 Job requesting accelerators
+    "jobset",  # JobSet (jobset.x-k8s.io)
+    "volcano",  # Volcano Job (batch.volcano.sh)
+    "kuberay",  # KubeRay RayJob
+)
+
+#: Launchers with no default runtime cap: a job without a limit runs until it finishes.
+UNCAPPED_LAUNCHERS = frozenset(
+    {
+        "kubeflow-training-operator",
+        "kubeflow-trainer",
+        "hyperpod-training-operator",
+        "kubernetes-job",
+        "jobset",
+        "volcano",
+        "kuberay",
+    }
 )
 
 
@@ -269,6 +289,23 @@ class TrainingJob(Record):
     default_note: str | None = None
     #: a launch in a loop (SDK loader): how many times it runs; None when not in a loop
     launches: Launches | None = None
+    #: the field that sets the runtime limit in the launcher's own words (``activeDeadlineSeconds``)
+    runtime_limit_field: str | None = None
+    #: a job that brings its own cluster (KubeRay RayJob): what stays up after it finishes
+    cluster_after_job: ClusterAfterJob | None = None
+
+
+@dataclass(frozen=True)
+class ClusterAfterJob:
+    """The cluster a job creates (KubeRay ``rayClusterSpec``) and whether it outlives the job:
+    ``shutdown`` is ``shutdownAfterJobFinishes`` (None: unset, KubeRay's default false) at
+    ``shutdown_line``; ``idle_nodes`` the accelerated instances it keeps, in ``idle_roles``."""
+
+    shutdown: Maybe[bool]
+    shutdown_line: int | None
+    idle_nodes: Maybe[int]
+    idle_roles: tuple[str, ...] = ()
+    ttl_seconds_after_finished: Maybe[int] = None
 
 
 @dataclass(frozen=True)
@@ -302,6 +339,7 @@ POOL_KINDS = (
     "ec2-instance",
     "batch-compute-environment",
     "hyperpod-instance-group",
+    "ray-worker-group",  # a RayCluster / RayService head or worker group with accelerators
 )
 
 

@@ -950,7 +950,7 @@ def test_a_large_multi_document_file_loads_quickly() -> None:
     start = time.perf_counter()
     result = load_text(text)
     elapsed = time.perf_counter() - start
-    assert len(result.records) == 200
+    assert len(result.records) == 300  # each PyTorchJob: its mounts and its TrainingJob
     assert elapsed < 1.0, elapsed
 
 
@@ -983,6 +983,14 @@ def test_scan_bad_fixtures_fires_the_core_rules_at_the_cause() -> None:
         ("FIN304", "kubernetes/bad/nodepool-v1-category-p.yaml", 18),
         ("FIN304", "kubernetes/bad/nodepool-v1beta1-cpu-only.yaml", 15),
         ("FIN304", "kubernetes/bad/provisioner-v1alpha5-p5.yaml", 9),
+        # Kubernetes training launchers with no runtime limit (the object, or its runPolicy)
+        ("FIN101", "kubernetes/bad/efs-checkpoint-chain/pytorchjob.yaml", 3),
+        ("FIN101", "kubernetes/bad/pytorchjob-fsdp-no-deadline.yaml", 3),
+        ("FIN101", "kubernetes/bad/mpijob-launcher-and-workers.yaml", 8),
+        ("FIN101", "kubernetes/bad/hyperpod-pytorchjob-no-limit.yaml", 2),
+        ("FIN101", "kubernetes/bad/rayjob-gpu-cluster-kept.yaml", 3),
+        ("FIN307", "kubernetes/bad/rayjob-gpu-cluster-kept.yaml", 3),
+        ("FIN301", "kubernetes/bad/raycluster-p5-workers-always-on.yaml", 24),  # always-on Ray workers
     }
 
 
@@ -999,7 +1007,10 @@ def test_scan_efs_chain_needs_all_three_files() -> None:
     chain = FIXTURES / "bad" / "efs-checkpoint-chain"
     # without the StorageClass file, only its name says EFS: reported as EFS by name (issue 11)
     found = _findings([chain / "pvc-checkpoints.yaml", chain / "pytorchjob.yaml"])
-    assert {(rule, Path(file).name) for rule, file, _line in found} == {("FIN401", "pvc-checkpoints.yaml")}
+    assert {(rule, Path(file).name) for rule, file, _line in found} == {
+        ("FIN401", "pvc-checkpoints.yaml"),
+        ("FIN101", "pytorchjob.yaml"),  # the PyTorchJob sets no deadline, whatever its storage
+    }
 
 
 def test_scan_demo() -> None:
@@ -1013,6 +1024,7 @@ def test_scan_demo() -> None:
         ("FIN306", "demo/kubernetes/karpenter-g5-nodepool.yaml", 25),
         ("FIN401", "demo/kubernetes/shared-storage.yaml", 7),  # the claim name
         ("FIN401", "demo/kubernetes/train-job.yaml", 23),
+        ("FIN101", "demo/kubernetes/train-job.yaml", 3),
     }
 
 

@@ -98,14 +98,15 @@ def test_schemas_reject_what_gitlab_rejects() -> None:
 def test_demo_report_is_valid_and_ranked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     data = report(DEMO.parent.parent, monkeypatch, "fixtures/demo")
     assert_valid(data)
-    assert len(data) == 27  # every active demo finding but FIN302 (ignored here; the text count is 30)
+    assert len(data) == 28  # every active demo finding but FIN302 (ignored here; the text count is 31)
     top = data[0]
-    assert top["check_name"] == "FIN301" and top["severity"] == "critical"
+    # the dearest first: FIN304's exposure, one p6-b200.48xlarge node-month ($113.9328/h x 730)
+    assert top["check_name"] == "FIN304" and top["severity"] == "critical"
     assert top["location"] == {
         "path": "fixtures/demo/kubernetes/karpenter-gpu-nodepool.yaml",
         "lines": {"begin": 17, "end": 17},
     }
-    assert "$46,206/month, exposure" in top["description"]
+    assert "$83,171/month, exposure" in top["description"]
     assert all(e["description"].startswith(e["check_name"] + " ") for e in data)
 
 

@@ -261,7 +261,7 @@ def test_scan_stats_split_exposure_from_savings_and_waste(demo: dict[str, Any]) 
 def test_findings_table_rows_basis_and_assumptions(demo: dict[str, Any]) -> None:
     doc, data = demo["scan"], demo["json"]
     rows = doc.find("table", id="findings").find("tbody").find_all("tr")
-    assert len(rows) == data["summary"]["findings"] == 30
+    assert len(rows) == data["summary"]["findings"] == 31
     dollars = [float(r.find_all("td")[4].attrs["data-sort"]) for r in rows]
     # ranked by dollars without any script; a rule without a cost model (-2) ranks with $0.00
     assert [max(d, 0.0) for d in dollars] == sorted((max(d, 0.0) for d in dollars), reverse=True)
@@ -597,7 +597,7 @@ def test_browser_sorts_the_table(browser: Browser, demo: dict[str, Any]) -> None
 @needs_chromium
 def test_browser_without_javascript(browser: Browser, demo: dict[str, Any]) -> None:
     browser.open(demo["scan_path"].as_uri(), javascript=False)
-    assert browser.evaluate("document.querySelectorAll('#findings tbody tr').length") == 30
+    assert browser.evaluate("document.querySelectorAll('#findings tbody tr').length") == 31
     assert browser.evaluate("document.querySelectorAll('#findings th button').length") == 0
     assert (
         browser.evaluate("document.querySelectorAll('svg.chart g.bar').length")

@@ -91,6 +91,18 @@ PARAMS: dict[str, Param] = {
     "stuck_runs_per_month": Param(
         1, _num(0, 100_000), "a number 0-100,000", "1 stuck run a month (FIN101 exposure)"
     ),
+    "idle_hours_after_job": Param(
+        1,
+        _num(0, 8760, lo_open=True),
+        "hours (0-8,760)",
+        "1: FIN307 states one idle hour of a RayJob's cluster after the job",
+    ),
+    "stuck_run_unnoticed_days": Param(
+        1,
+        _num(0, 366, lo_open=True),
+        "days (0-366)",
+        "1: with no runtime cap (Kubernetes launchers) FIN101 states one day's exposure",
+    ),
     "spot_interruption_band": Param(
         FIELD_BAND,
         lambda v: v in SPOT_BANDS,

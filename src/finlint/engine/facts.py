@@ -15,6 +15,7 @@ from typing import Any, Callable
 from finlint.domain import catalog
 from finlint.domain.sagemaker import runtime_cap
 from finlint.ir import (
+    UNCAPPED_LAUNCHERS,
     ComputePool,
     Record,
     TrainingJob,
@@ -105,6 +106,8 @@ def gpu_hours_per_run(record: Record) -> Any:
     count: Any = 1 if record.instance_count is None else record.instance_count
     gpus = accelerators_per_instance(record)
     runtime = effective_max_runtime_s(record)
+    if runtime is None and record.launcher in UNCAPPED_LAUNCHERS:
+        return Unknown(f"{record.launcher} has no runtime cap: the job runs until it finishes")
     for value in (count, gpus, runtime):
         if value is None or is_unknown(value):
             return value if is_unknown(value) else Unknown("instance type not set")
