@@ -276,16 +276,23 @@ def _cost(
     pricing: Path | None,
 ) -> None:
     """The body of ``cost``."""
-    from finlint.config import Config
     from finlint.cost.breakdown import build_breakdown, render_json, render_text
     from finlint.scan import ScanOptions, lint
 
+    scan_paths = list(paths) or [Path(".")]
+    found, config = runner.find_and_load_config(scan_paths)  # as `scan` reads it
     settings = cost_settings(usage_file, region, pricing)
+    runner.config_cost_settings(settings, config)
+    loader_options = runner.input_options(var_file, tf_vars, helm_values)
+    runner.helm_options(loader_options, config)
+    if config.include_tests:
+        loader_options["include_tests"] = True
     options = ScanOptions(
-        paths=list(paths) or [Path(".")],
-        exclude=list(exclude),
-        loader_options=runner.input_options(var_file, tf_vars, helm_values),
-        limits=limits_for(Config(), max_file_mb, max_yaml_nodes),
+        paths=scan_paths,
+        exclude=[*config.exclude, *exclude],
+        loader_options=loader_options,
+        limits=limits_for(config, max_file_mb, max_yaml_nodes),
+        config_file=found,
         progress=None if quiet else progress_printer(),
         jobs=jobs_for(jobs),
     )

@@ -148,13 +148,12 @@ def prepare(
     skip_files: list[Path] | None = None,
 ) -> Run:
     """``fail_on`` None: not given on the command line (the config's, else ``low``)."""
-    from finlint.config import Config, ConfigError, find_config, load_config
+    from finlint.config import ConfigError
     from finlint.scan import ScanOptions
 
     scan_paths = list(paths) or [Path(".")]
+    found, config = find_and_load_config(scan_paths, config_file)
     try:
-        found = config_file or find_config(scan_paths[0])
-        config = load_config(found, given=config_file is not None) if found is not None else Config()
         policies = load_policies_or_exit((*policy_dir, *config.policy_dirs))
         config.check_rules(policies)
     except ConfigError as exc:
@@ -165,14 +164,7 @@ def prepare(
         raise UsageError(str(exc), param_hint="--select/--ignore") from exc
     if fail_on is None:
         fail_on = config.fail_on or "low"
-    if cost_settings is not None:
-        for attr, value in (
-            ("region", config.region),
-            ("usage_file", config.usage_file),
-            ("pricing_file", config.pricing_file),
-        ):
-            if getattr(cost_settings, attr, None) is None and value is not None:
-                setattr(cost_settings, attr, value)
+    config_cost_settings(cost_settings, config)
     helm_options(loader_options, config)
     options = ScanOptions(
         paths=scan_paths,
@@ -191,6 +183,31 @@ def prepare(
         loader_options["include_tests"] = True
     max_usd = max_monthly_usd if max_monthly_usd is not None else config.max_monthly_usd
     return Run(options, policies, config, fail_on, max_usd)
+
+
+def config_cost_settings(cost_settings: Any, config: Any) -> None:
+    """The config's region, usage and pricing files where the command line gave none (``scan``
+    and ``cost`` alike, so both price in the same region with the same assumptions)."""
+    if cost_settings is None:
+        return
+    for attr, value in (
+        ("region", config.region),
+        ("usage_file", config.usage_file),
+        ("pricing_file", config.pricing_file),
+    ):
+        if getattr(cost_settings, attr, None) is None and value is not None:
+            setattr(cost_settings, attr, value)
+
+
+def find_and_load_config(paths: list[Path], config_file: Path | None = None) -> tuple[Path | None, Any]:
+    """The config in force for ``paths`` (``--config``, else the nearest ``.finlint.yaml``)."""
+    from finlint.config import Config, ConfigError, find_config, load_config
+
+    try:
+        found = config_file or find_config(paths[0])
+        return found, load_config(found, given=config_file is not None) if found is not None else Config()
+    except ConfigError as exc:
+        fail(str(exc))
 
 
 def jobs_for(jobs: int | None) -> int:

@@ -30,6 +30,7 @@ from finlint.cost.common import (
     num,
     price_note,
     quote_json,
+    spot_rate,
     unpriced,
     usd,
 )
@@ -320,13 +321,20 @@ def price(finding: Finding, ctx: CostContext) -> Cost:
     assumption = {Notebook: NOTEBOOK_ASSUMPTION, ComputePool: POOL_ASSUMPTION}.get(type(rec), "")
     factor, factor_how = _factor(finding.params, params, assumption)
     saving_h = quote.usd - alt_quote.usd * factor
+    spot_text = ""
+    if isinstance(rec, TrainingJob) and rec.spot is True:
+        # a managed-spot job bills spot prices (as `finlint cost` bills it): so does its saving
+        _, discount = spot_rate(quote.usd, params)
+        spot_text = f" x (1 - {num(discount)} spot discount, the job runs on managed spot)"
+        saving_h *= 1.0 - discount
     monthly = max(0.0, saving_h * hours)
     per_run = None if per_run_hours is None else max(0.0, saving_h * per_run_hours)
     factor_text = f" x {num(factor)} relative runtime ({factor_how})"
     none_text = " (no saving: the alternative costs as much or more)" if saving_h <= 0 else ""
     per_run_text = "" if per_run is None else f"{usd(per_run)} per run; "
     basis = (
-        f"{itype} {quote.rate()} - {alt} {alt_quote.rate()} (alternative from the {alt_how}){factor_text} = "
+        f"{itype} {quote.rate()} - {alt} {alt_quote.rate()} (alternative from the {alt_how}){factor_text}"
+        f"{spot_text} = "
         f"{usd(saving_h, exact=True)} per instance-hour{none_text}; x {hours_text} = {per_run_text}"
         f"{usd(monthly)}/month{types_note}. {price_note(quote, alt_quote)}"
     )
