@@ -84,7 +84,7 @@ def test_elastic_karpenter_pool_is_a_risk_ceiling_not_a_saving() -> None:
     # regional instances.vantage.sh block): the dearest, p5.48xlarge, is the ceiling; no gap
     assert east.kind == "exposure" and east.assumptions["ceiling"] is True
     assert east.monthly_usd == pytest.approx(55.04 * 730, rel=1e-12)  # 40,179.20 per node-month
-    assert "Risk ceiling, not a saving" in east.basis and "per node-month" in east.basis
+    assert "Exposure, not a saving" in east.basis and "per node-month" in east.basis
     assert "gap" not in east.basis
     gap = cost(pool, region="eu-west-1")  # p5 is not sold in eu-west-1: us-east-1's, and it says so
     assert gap.monthly_usd == pytest.approx(55.04 * 730, rel=1e-12)

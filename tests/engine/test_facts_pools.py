@@ -77,9 +77,11 @@ def test_limits_at_below_and_above_the_param(limits: dict[str, Any], max_nodes: 
         assert isinstance(found, Evidence)
         count = int(limits["cpu"]) // 192
         assert f"limits admit up to {count} p5.48xlarge (cpu {limits['cpu']} / 192 vCPU)" in found.text
-        assert found.data == PoolTypes(
-            ("p5.48xlarge",), found.data.how, limit_nodes=count, limit_resource=found.data.limit_resource
-        )
+        assert isinstance(found.data, PoolTypes)
+        assert found.data.limit_nodes == count and found.data.limit_resource == "cpu"
+        # every admitted type with the count the limits let in (the price takes the dearest total)
+        assert dict(found.data.limit_counts)["p5.48xlarge"] == count
+        assert dict(found.data.limit_counts)["p5.4xlarge"] == int(limits["cpu"]) // 16
 
 
 def test_limits_too_small_for_p5_48xlarge_still_count_p5_4xlarge() -> None:
@@ -104,9 +106,11 @@ def test_fin301_prices_the_limit_ceiling(tmp_path: Any) -> None:
     (finding,) = scan_files(tmp_path, {"np.yaml": manifest}, select=("FIN301",)).findings
     assert finding.line == 17
     assert finding.cost is not None and finding.cost.kind == "exposure"
-    # 26 nodes x $55.04/h x 730 h
-    assert finding.cost.monthly_usd == pytest.approx(26 * 55.04 * 730)
-    assert finding.cost.assumptions["limit_nodes"] == 26
+    # the most the limits admit over every admitted priced type: 5000 vCPU let in 26 x
+    # p5.48xlarge ($55.04/h: $1,044,659) but 312 x p5.4xlarge ($6.88/h: $1,566,989), the exposure
+    assert finding.cost.monthly_usd == pytest.approx(312 * 6.88 * 730)
+    assert finding.cost.assumptions["instance_type"] == "p5.4xlarge"
+    assert finding.cost.assumptions["limit_nodes"] == 312
 
 
 def test_gpu_pool_without_limits() -> None:

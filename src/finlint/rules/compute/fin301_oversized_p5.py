@@ -160,10 +160,11 @@ def limit_exposure(pool: ComputePool, types: list[str], max_nodes: int) -> Any:
         f"({resource} {raw} / {_need_text(top, resource)}), more than {max_nodes}",
         line,
         PoolTypes(
-            (top.name,),
-            f"the largest type its limits admit, {count:,} times ({resource} {raw})",
+            tuple(s.name for s, f in fitting if f is not None),
+            f"the types its limits admit ({resource} {raw}; the largest, {top.name}, {count:,} times)",
             limit_nodes=count,
             limit_resource=resource,
+            limit_counts=tuple((s.name, f[0]) for s, f in fitting if f is not None),
         ),
     )
 
@@ -372,7 +373,7 @@ def _ceiling(finding: Finding, found: PoolTypes, prices: Any) -> Cost:
         else "its limits bound how many it adds"
     )
     basis = (
-        f"Risk ceiling, not a saving: the pool keeps no node running, so it bills nothing until it "
+        f"Exposure, not a saving: the pool keeps no node running, so it bills nothing until it "
         f"scales (finlint cost: $0.00/month); each node it adds bills up to {top.key} {top.rate()} x "
         f"{num(prices.hours_per_month)} h = {usd(node_month)} per node-month, the dearest priced of "
         f"{', '.join(types)} ({types_how}){prices.gap_note()}; {bound}. {price_note(*prices.quotes)}"
@@ -393,14 +394,20 @@ def _ceiling(finding: Finding, found: PoolTypes, prices: Any) -> Cost:
 
 
 def _limit_ceiling(finding: Finding, found: PoolTypes, prices: Any, node_type: str, nodes: int) -> Cost:
-    """Finite limits that admit more than the policy's max nodes: N x node-month, a risk ceiling."""
-    monthly, text = limit_ceiling(prices, node_type, nodes)
-    if monthly is None:
-        return unpriced("exposure", text)
+    """Finite limits that admit more than the policy's max nodes: the most any admitted, priced
+    type may bill at the count the limits let in (N x node-month), an exposure."""
+    best: tuple[float, str, int, str] | None = None
+    for itype, count in found.limit_counts or ((node_type, nodes),):
+        monthly_t, text_t = limit_ceiling(prices, itype, count)
+        if monthly_t is not None and (best is None or monthly_t > best[0]):
+            best = (monthly_t, text_t, count, itype)
+    if best is None:
+        return unpriced("exposure", limit_ceiling(prices, node_type, nodes)[1])
+    monthly, text, nodes, node_type = best
     resource = found.limit_resource or "a limit"
     quote = next(q for q in prices.quotes if q.key == node_type)
     basis = (
-        f"Risk ceiling, not a saving: the pool keeps no node running, but its spec.limits "
+        f"Exposure, not a saving: the pool keeps no node running, but its spec.limits "
         f"({resource}) admit {text}. {price_note(quote)}"
     )
     assumptions: dict[str, Any] = {

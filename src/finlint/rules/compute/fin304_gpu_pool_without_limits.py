@@ -92,7 +92,7 @@ def price_ceiling(finding: Finding, ctx: CostContext) -> Cost:
     top = prices.dearest
     month = prices.node_month(top)
     basis = (
-        f"Risk, no upper bound: each node the pool adds bills up to {top.key} {top.rate()} x "
+        f"Exposure, no upper bound: each node the pool adds bills up to {top.key} {top.rate()} x "
         f"{num(prices.hours_per_month)} h = {usd(month)} per node-month, the dearest priced of "
         f"{listed(types)}{prices.gap_note()}; with no limit that caps the pool, nothing stops it "
         f"at one node. {price_note(top)}"

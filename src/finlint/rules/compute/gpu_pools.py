@@ -43,6 +43,9 @@ class PoolTypes:
     unbounded: bool = False
     limit_nodes: int | None = None
     limit_resource: str | None = None
+    #: finite limits: how many nodes of each admitted type they let in (the exposure is the most
+    #: any of them may bill, not the largest type's)
+    limit_counts: tuple[tuple[str, int], ...] = ()
 
 
 def pool_type_prices(finding: Finding, ctx: CostContext) -> tuple[Any, list[str], Cost | None]:
