@@ -49,10 +49,18 @@ def test_demo_fires_every_core_rule_at_the_documented_lines() -> None:
     found = {(f.rule_id, f.file.split("fixtures/demo/", 1)[-1], f.line) for f in result.findings}
     assert found == EXPECTED
     assert {"FIN101", "FIN201", "FIN202", "FIN301", "FIN401"} <= {r for r, _, _ in found}
-    # every finding whose rule has a cost model is priced; FIN205, FIN601 and FIN306 have none (docs say why)
-    priced = [f for f in result.findings if f.cost_model]
+    # every finding whose rule has a cost model is priced but FIN502 on the 10-day job (a cap past
+    # a week is no runtime: it says to set expected_runtime_hours); FIN205, FIN601 and FIN306 have
+    # no cost model (docs say why)
+    priced = [f for f in result.findings if f.cost_model and f.rule_id != "FIN502"]
     assert {f.rule_id for f in result.findings if not f.cost_model} == {"FIN205", "FIN601", "FIN306"}
     assert all(f.cost is not None and f.cost.monthly_usd is not None for f in priced)
+    (trainium,) = [f for f in result.findings if f.rule_id == "FIN502"]
+    assert (
+        trainium.cost is not None
+        and trainium.cost.reason
+        and "expected_runtime_hours" in trainium.cost.reason
+    )
 
 
 def test_demo_readme_lists_the_same_findings() -> None:

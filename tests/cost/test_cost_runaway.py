@@ -81,3 +81,16 @@ def test_absurd_inputs_are_unknown_with_the_reason() -> None:
         assert c.monthly_usd is None and c.reason and "instance count" in c.reason
     c = cost(job(instance_type="ml.p4d.24xlarge", max_runtime_s=10**12))
     assert c.monthly_usd is None and c.reason and "2,419,200" in c.reason
+
+
+def test_expected_runtime_beyond_the_default_cap_is_lost_work() -> None:
+    """30 h expected against the 24 h default: every run is killed unfinished, so the figure is
+    the capped run's cost as expected waste, never a clamped $0.00 (hand-worked: 1.52 x 1 x 24)."""
+    c = cost(
+        job(instance_type="ml.g5.2xlarge", instance_count=1, max_runtime_default_s=86400),
+        "defaults:\n  expected_runtime_hours: 30\n  runs_per_month: 2\n",
+    )
+    assert c.kind == "waste" and c.assumptions["killed_unfinished"] is True
+    assert c.per_run_usd == 1.52 * 1 * 24  # 36.48
+    assert c.monthly_usd == 1.52 * 1 * 24 * 2  # 72.96
+    assert "killed unfinished" in c.basis and "$72.96/month" in c.basis

@@ -173,7 +173,7 @@ def _message_cell(f: Finding, new: bool) -> Cell:
     if f.cost is not None:
         if f.cost.monthly_usd is None:
             summary = "Why there is no figure"
-            basis = f"Not priced: {f.cost.reason or f.cost.basis}"
+            basis = f.cost.basis if f.cost.basis.startswith("Not priced") else f"Not priced: {f.cost.reason}"
         else:
             summary = f"How {usd(f.cost.monthly_usd)}/month is computed"
             basis = f.cost.basis

@@ -99,6 +99,10 @@ def price(finding: Finding, ctx: CostContext) -> Cost:
             f"managed spot {usd(hourly, exact=True)}/h "
             f"({itype} {quote.rate()} x (1 - {num(discount)} spot discount))"
         )
+    if expected is not None and float(expected) > cap_h:
+        return _killed_unfinished(
+            job, itype, n, cap_h, cap_how, float(expected), hourly, rate_text, quote, params
+        )
     per_run = hourly * n * billed_h
     stuck = float(params.get("stuck_runs_per_month", 1))
     monthly = per_run * stuck
@@ -126,6 +130,46 @@ def price(finding: Finding, ctx: CostContext) -> Cost:
         "prices": quote_json(quote),
     }
     return Cost(monthly, per_run, KIND, basis, assumptions)
+
+
+def _killed_unfinished(
+    job: TrainingJob,
+    itype: str,
+    n: int,
+    cap_h: float,
+    cap_how: str,
+    expected: float,
+    hourly: float,
+    rate_text: str,
+    quote: Any,
+    params: Any,
+) -> Cost:
+    """The default cap is shorter than the job's expected runtime: every run is stopped before it
+    finishes, and the whole capped run is lost work (expected waste, not a what-if)."""
+    per_run = hourly * n * cap_h
+    runs = float(params.get("runs_per_month", 1))
+    monthly = per_run * runs
+    basis = (
+        f"The job is expected to run {num(expected)} h (usage expected_runtime_hours), but the "
+        f"{num(cap_h)} h cap ({cap_how}) stops it first: every run is killed unfinished, losing "
+        f"{rate_text} x {n} instance(s) x {num(cap_h)} h = {usd(per_run)} per run; x {num(runs)} run(s) "
+        f"per month = {usd(monthly)}/month. Set the max runtime above the expected runtime. "
+        f"{price_note(quote)}"
+    )
+    assumptions = {
+        "instance_type": itype,
+        "hourly_usd": quote.usd,
+        "billed_hourly_usd": hourly,
+        "instances": n,
+        "cap_hours": cap_h,
+        "cap_source": cap_how,
+        "expected_runtime_hours": expected,
+        "killed_unfinished": True,
+        "runs_per_month": runs,
+        "region": quote.region,
+        "prices": quote_json(quote),
+    }
+    return Cost(monthly, per_run, "waste", basis, assumptions)
 
 
 def _exposure(job: TrainingJob, itype: str, n: int, ctx: CostContext) -> Cost:

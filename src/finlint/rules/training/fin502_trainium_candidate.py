@@ -26,6 +26,7 @@ from finlint.cost.common import (
     unpriced,
     usd,
 )
+from finlint.domain import catalog
 from finlint.finding import Cost, Finding
 from finlint.ir import Record, TrainingJob
 from finlint.rules.base import Rule
@@ -57,6 +58,8 @@ def training_framework(record: Record) -> Any:
 
 #: FIN502's field figure: Trainium's cost per token of training throughput vs A100 (field guide).
 TRAINIUM_SAVING = 0.40
+#: a cap past a week is not a runtime (FIN102 flags it): FIN502 will not price a job at it
+UNGUARDED_CAP_H = 7 * 24.0
 
 
 def price_trainium(finding: Finding, ctx: CostContext) -> Cost:
@@ -69,6 +72,13 @@ def price_trainium(finding: Finding, ctx: CostContext) -> Cost:
     if cap_h is None:
         return unpriced(kind, cap_why)
     expected = params.get("expected_runtime_hours")
+    if expected is None and cap_h > UNGUARDED_CAP_H:
+        # FIN102's territory: a cap past a week says nothing about how long the job runs
+        return unpriced(
+            kind,
+            f"the job would be priced at its {num(cap_h)} h cap, past a week: set expected_runtime_hours",
+            cap_hours=cap_h,
+        )
     run_h = min(float(expected), cap_h) if expected is not None else cap_h
     run_how = (
         "expected runtime (usage)" if expected is not None else f"the {cap_how}: a sustained job runs to it"
@@ -85,11 +95,18 @@ def price_trainium(finding: Finding, ctx: CostContext) -> Cost:
     trn_text = (
         f" For reference, {trn.key} lists {trn.rate()}: the saving is per token, not per hour." if trn else ""
     )
+    h100 = catalog.family_of(itype.removeprefix("ml.")) in ("p5", "p5e", "p5en")
+    up_to = "up to " if h100 else ""
+    against = (
+        "an upper bound here: the field figure compares Trainium with A100, and an H100 job costs "
+        "less per token than an A100 one"
+        if h100
+        else "field figure: cost per token 40 % below A100, '40-50 % less than comparable NVIDIA offerings'"
+    )
     basis = (
         f"{itype} {quote.rate()} x {n} instance(s) x {num(round(run_h, 4))} h ({run_how}) = "
         f"{usd(quote.usd * n * run_h)} per job on NVIDIA; Trainium trains the same tokens for "
-        f"{num(saving * 100)} % less (field figure: cost per token 40 % below A100, '40-50 % less than "
-        f"comparable NVIDIA offerings'): {usd(per_job)} per job"
+        f"{up_to}{num(saving * 100)} % less ({against}): {up_to}{usd(per_job)} per job"
         + (f" x {jobs_how} = {usd(per_run)} per run" if jobs > 1 else "")
         + f"; x {runs_how} = {usd(monthly)}/month, when the model is supported by the Neuron SDK."
         f"{trn_text} {price_note(quote, trn)}"
@@ -100,6 +117,7 @@ def price_trainium(finding: Finding, ctx: CostContext) -> Cost:
         "instances": n,
         "run_hours": run_h,
         "trainium_saving": saving,
+        "upper_bound": h100,
         "jobs_per_run": jobs,
         "runs_per_month": runs,
         "region": quote.region,
