@@ -177,7 +177,13 @@ LAUNCHERS = (
     "sdk-model-trainer",  # SDK v3 ModelTrainer
     "sdk-remote",  # @remote decorated function
     "terraform",  # aws_sagemaker_training_job
+    "slurm-sbatch",  # a Slurm batch script (#SBATCH directives, sbatch command lines)
+    "aws-batch",  # an AWS Batch GPU job definition (CloudFormation, Terraform, API request)
 )
+
+#: Launchers that put no default cap on a job's runtime: without an explicit limit it runs
+#: until it ends (``domain.sagemaker.runtime_cap`` says so; FIN101 names the launcher's rule).
+UNCAPPED_LAUNCHERS = ("slurm-sbatch", "aws-batch")
 
 
 @dataclass(frozen=True)
@@ -269,6 +275,7 @@ POOL_KINDS = (
     "ec2-instance",
     "batch-compute-environment",
     "hyperpod-instance-group",
+    "parallelcluster-compute-resource",  # a SlurmQueues[].ComputeResources[] entry
 )
 
 

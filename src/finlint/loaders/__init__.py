@@ -154,6 +154,14 @@ REGISTRY: tuple[LoaderSpec, ...] = (
         ("#",),
         {"sagemaker-python": "train.py", "notebook": "train.ipynb"},
     ),
+    LoaderSpec(
+        "slurm",
+        "finlint.loaders.slurm",
+        "file",
+        (".sbatch", ".slurm", ".sh"),
+        ("#",),
+        {"slurm": "train.sbatch"},
+    ),
 )
 
 _cache: dict[str, ModuleType] = {}

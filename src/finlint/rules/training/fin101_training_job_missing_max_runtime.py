@@ -29,6 +29,7 @@ from finlint.cost.common import (
 )
 from finlint.finding import Cost, Finding
 from finlint.ir import (
+    UNCAPPED_LAUNCHERS,
     Record,
     TrainingJob,
 )
@@ -40,6 +41,18 @@ _DEFAULT_TEXT = {
     "sdk-model-trainer": "the ModelTrainer default stopping condition of 3,600 s (1 h) applies",
 }
 
+#: Launchers with no default cap (``ir.UNCAPPED_LAUNCHERS``): what a job without a limit does.
+_NO_CAP_TEXT = {
+    "slurm-sbatch": (
+        "without #SBATCH --time a Slurm job runs until its partition's MaxTime "
+        "(often UNLIMITED on HyperPod and ParallelCluster)"
+    ),
+    "aws-batch": (
+        "AWS Batch sets no default timeout: without timeout.attemptDurationSeconds "
+        "an attempt runs until it ends or is terminated"
+    ),
+}
+
 
 def max_runtime_default_text(record: Record) -> Any:
     """How the platform treats a missing max runtime, for FIN101's message."""
@@ -48,6 +61,8 @@ def max_runtime_default_text(record: Record) -> Any:
     if record.launcher in _DEFAULT_TEXT:
         return _DEFAULT_TEXT[record.launcher]
     note = record.extra.get("default_note") if record.extra else None
+    if record.launcher in _NO_CAP_TEXT:
+        return f"{note}; {_NO_CAP_TEXT[record.launcher]}" if note else _NO_CAP_TEXT[record.launcher]
     if note:
         return str(note)
     if record.max_runtime_default_s:
@@ -68,6 +83,12 @@ def price(finding: Finding, ctx: CostContext) -> Cost:
     n, n_why = checked_instance_count(job)
     if n is None:
         return unpriced(KIND, n_why or "instance count unresolved")
+    if job.launcher in UNCAPPED_LAUNCHERS and job.max_runtime_s is None:
+        return unpriced(
+            KIND,
+            f"no runtime cap ({job.launcher}): a stuck run bills until someone stops it, "
+            "so there is no per-run ceiling to price",
+        )
     cap_h, cap_how, cap_why = checked_cap(job)
     if cap_h is None:
         if not cap_how and job.max_runtime_s is None:

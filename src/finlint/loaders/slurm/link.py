@@ -1,0 +1,113 @@
+"""The Slurm loader's whole-scan pass: submissions applied to the scripts they submit, and a job's
+partition linked to the ParallelCluster queue of that name (its instance types).
+
+sbatch's command-line options override the script's ``#SBATCH`` lines, so a submission's literal
+``--time``/``--nodes`` become the script job's values (several submissions of one script with
+different values are alternatives); the line stays the script's (the submission's file is listed
+in ``extra["inputs"]`` and ``extra["submitted_by"]``). A job gets its queue's instance types only
+when the scan holds exactly one ParallelCluster configuration (two clusters may name the same
+partition); no ``--partition`` means the configuration's first queue, Slurm's default partition.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from finlint import ir
+from finlint.ir import ComputePool, TrainingJob, Unknown
+
+LAUNCHER = "slurm-sbatch"
+SUBMITS = "slurm_submits"
+POOL_KIND = "parallelcluster-compute-resource"
+INPUTS = "inputs"  # = finlint.context.INPUTS_KEY (loaders do not import the context package)
+#: the fields a submission's command line may set on the script it submits
+_FIELDS = ("max_runtime_s", "instance_count")
+
+
+def _slurm_jobs(records: list[ir.Record]) -> list[TrainingJob]:
+    return [r for r in records if isinstance(r, TrainingJob) and r.launcher == LAUNCHER]
+
+
+def apply_submissions(records: list[ir.Record]) -> list[ir.Record]:
+    jobs = _slurm_jobs(records)
+    scripts = {j.location.file: j for j in jobs if SUBMITS not in j.extra}
+    by_target: dict[str, list[TrainingJob]] = {}
+    for job in jobs:
+        target = job.extra.get(SUBMITS)
+        if isinstance(target, str) and target in scripts and target != job.location.file:
+            by_target.setdefault(target, []).append(job)
+    if not by_target:
+        return records
+    merged: dict[int, ir.Record] = {}
+    dropped: set[int] = set()
+    for target, subs in by_target.items():
+        script = scripts[target]
+        changes: dict[str, Any] = {}
+        lines = dict(script.attr_lines)
+        for name in _FIELDS:
+            own = getattr(script, name)
+            values = [getattr(s, name) if name in s.attr_lines and not _derived(s, name) else own for s in subs]
+            if all(v is own for v in values):
+                continue
+            changes[name] = ir.alternatives(values, f"{name} differs between the submissions of {target}")
+            if name in lines and any(v is not own for v in values):
+                lines.pop(name)  # the value is written in another file: the finding stays on the job
+        extra = dict(script.extra)
+        files = sorted({s.location.file for s in subs})
+        extra[INPUTS] = sorted(set(extra.get(INPUTS, ())) | set(files))
+        extra["submitted_by"] = [f"{s.location.file}:{s.location.line}" for s in subs]
+        if "max_runtime_s" in changes:
+            extra.pop("default_note", None)
+            extra["runtime_from"] = "sbatch --time on the command line of " + ", ".join(extra["submitted_by"])
+        merged[id(script)] = script.with_changes(attr_lines=lines, extra=extra, **changes)
+        dropped.update(id(s) for s in subs)
+    return [merged.get(id(r), r) for r in records if id(r) not in dropped]
+
+
+def _derived(job: TrainingJob, name: str) -> bool:
+    """A submission's runtime that is only "the script is not in the scan" (not its own option)."""
+    value = getattr(job, name)
+    return isinstance(value, Unknown) and "not in the scan" in value.reason
+
+
+def link_partitions(records: list[ir.Record]) -> list[ir.Record]:
+    pools = [r for r in records if isinstance(r, ComputePool) and r.pool_kind == POOL_KIND]
+    configs = {p.location.file for p in pools}
+    if len(configs) != 1:
+        return records
+    queues: dict[str, list[ComputePool]] = {}
+    for pool in pools:
+        queue = pool.extra.get("queue")
+        if isinstance(queue, str):
+            queues.setdefault(queue, []).append(pool)
+    default = next((p.extra.get("queue") for p in pools if p.extra.get("default_queue")), None)
+    (config,) = configs
+    out: list[ir.Record] = []
+    for record in records:
+        if isinstance(record, TrainingJob) and record.launcher == LAUNCHER and record.instance_type is None:
+            record = _with_queue(record, queues, default, config)
+        out.append(record)
+    return out
+
+
+def _with_queue(
+    job: TrainingJob, queues: dict[str, list[ComputePool]], default: Any, config: str
+) -> TrainingJob:
+    partition = job.extra.get("partition")
+    name = default if partition is None else partition
+    if not isinstance(name, str) or name not in queues:
+        return job
+    types: list[Any] = []
+    for pool in queues[name]:
+        listed = pool.instance_types
+        types.extend(listed if isinstance(listed, tuple) else (Unknown("instance types unknown"),))
+    value = ir.alternatives(types, f"queue {name} has several compute resources")
+    if isinstance(value, Unknown) and not isinstance(value, ir.Alternatives):
+        value = Unknown(f"queue {name}: {value.reason}", value.template)
+    lines = dict(job.attr_lines)
+    if "partition" in lines:
+        lines["instance_type"] = lines["partition"]
+    extra = dict(job.extra)
+    extra[INPUTS] = sorted(set(extra.get(INPUTS, ())) | {config})
+    extra["queue"] = f"{config}: SlurmQueues {name}" + (" (the default partition)" if partition is None else "")
+    return job.with_changes(instance_type=value, attr_lines=lines, extra=extra)
