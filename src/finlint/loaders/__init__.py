@@ -120,6 +120,22 @@ REGISTRY: tuple[LoaderSpec, ...] = (
         },
     ),
     LoaderSpec(
+        "aws-batch-api",
+        "finlint.loaders.batch_api",
+        "document",
+        STRUCTURED_SUFFIXES,
+        ("#",),
+        {"aws-batch-api": "job-definition.json"},
+    ),
+    LoaderSpec(
+        "parallelcluster",
+        "finlint.loaders.parallelcluster",
+        "document",
+        STRUCTURED_SUFFIXES,
+        ("#",),
+        {"parallelcluster": "cluster-config.yaml"},
+    ),
+    LoaderSpec(
         "kubernetes",
         "finlint.loaders.kubernetes",
         "document",
