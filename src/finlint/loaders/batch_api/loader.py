@@ -80,14 +80,14 @@ def _compute_environment(doc: Any, ctx: DocContext, location: ir.Location) -> ir
     if isinstance(ctype, str) and ctype.upper().startswith("FARGATE"):
         return None  # Fargate launches no EC2 instances
     lines: dict[str, int] = {}
-    types_raw, types_line = resources._find("instanceTypes")
+    types_raw, types_line = resources.find("instanceTypes")
     types: Any = None
     if isinstance(types_raw, list):
         types = tuple(ir.plain_unknown(coerce.to_str(t, "instanceTypes")) for t in types_raw)
         lines["instance_types"] = ctx.line(types_line or 1)
     fields: dict[str, Any] = {"instance_types": types}
     if ctype_line is not None:
-        mapped = _CAPACITY.get(ctype.upper()) if isinstance(ctype, str) else None
+        mapped: str | None = _CAPACITY.get(ctype.upper()) if isinstance(ctype, str) else None
         fields["capacity_types"] = (mapped,) if mapped else ir.Unknown(f"computeResources.type {ctype}")
         lines["capacity_types"] = ctx.line(ctype_line)
     for name, key in (("min_size", "minvCpus"), ("desired_size", "desiredvCpus"), ("max_size", "maxvCpus")):
@@ -95,13 +95,13 @@ def _compute_environment(doc: Any, ctx: DocContext, location: ir.Location) -> ir
         if line is not None:
             fields[name] = _instances(vcpus, types, key)
             lines[name] = ctx.line(line)
-    name = coerce.to_str(doc.get("computeEnvironmentName"), "computeEnvironmentName")
+    env_name = coerce.to_str(doc.get("computeEnvironmentName"), "computeEnvironmentName")
     return ir.ComputePool(
-        address=f"ComputeEnvironment/{name if isinstance(name, str) else ctx.doc_index}",
+        address=f"ComputeEnvironment/{env_name if isinstance(env_name, str) else ctx.doc_index}",
         location=location,
         source_format=FORMAT,
         attr_lines=lines,
-        name=name,
+        name=env_name,
         pool_kind="batch-compute-environment",
         **fields,
     )

@@ -20,8 +20,8 @@ from typing import Any
 
 from finlint import ir
 from finlint.loaders.base import DocContext, no_finalize
-from finlint.loaders.cloudformation.ml_storage import fsx_file_system, notebook_instance, studio_domain
 from finlint.loaders.cloudformation.batch import batch_job_definition
+from finlint.loaders.cloudformation.ml_storage import fsx_file_system, notebook_instance, studio_domain
 from finlint.loaders.cloudformation.resources import (
     Resource,
     autoscaling_group,

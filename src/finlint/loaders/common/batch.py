@@ -48,7 +48,7 @@ class Plain:
     line: int
     path: str = ""
 
-    def _find(self, key: str) -> tuple[Any, int | None]:
+    def find(self, key: str) -> tuple[Any, int | None]:
         node = self.node
         if isinstance(node, Unknown):
             return plain_unknown(node), self.line
@@ -62,7 +62,7 @@ class Plain:
         return None, None
 
     def get(self, key: str, kind: type = str) -> tuple[Any, int | None]:
-        value, line = self._find(key)
+        value, line = self.find(key)
         if value is None or line is None:
             return None, None
         if isinstance(value, (dict, list)):
@@ -70,13 +70,13 @@ class Plain:
         return _CONVERT[kind](value, f"{self.path}{key}"), line
 
     def obj(self, key: str) -> Plain | None:
-        value, line = self._find(key)
+        value, line = self.find(key)
         if value is None or line is None:
             return None
         return Plain(_mapping(value, line, f"{self.path}{key}"), line, f"{self.path}{key}.")
 
     def objs(self, key: str) -> tuple[Any, int | None]:
-        value, line = self._find(key)
+        value, line = self.find(key)
         if value is None or line is None:
             return None, None
         value = _decoded(value, line)
@@ -86,7 +86,10 @@ class Plain:
             return Unknown(f"{self.path}{key} is not a list"), line
         lines = getattr(value, "item_lines", None) or []
         return [
-            Plain(_mapping(item, lines[i] if i < len(lines) else line, key), lines[i] if i < len(lines) else line)
+            Plain(
+                _mapping(item, lines[i] if i < len(lines) else line, key),
+                lines[i] if i < len(lines) else line,
+            )
             for i, item in enumerate(value)
         ], line
 

@@ -77,7 +77,11 @@ def load(doc: Any, ctx: DocContext) -> ir.LoadResult:
         result.errors.append(ir.LoadError(ctx.file, line, "Scheduling.SlurmQueues must be a list"))
         return result
     settings = scheduling.get("SlurmSettings")
-    idle = _value(settings.get("ScaledownIdletime"), int, "ScaledownIdletime") if isinstance(settings, dict) else None
+    idle = (
+        _value(settings.get("ScaledownIdletime"), int, "ScaledownIdletime")
+        if isinstance(settings, dict)
+        else None
+    )
     for position, queue in _items(scheduling, "SlurmQueues"):
         result.records.extend(_queue_pools(queue, position == 0, idle, ctx))
     result.records.extend(_storage(doc, ctx))
@@ -104,7 +108,10 @@ def _instance_types(resource: Any, ctx: DocContext) -> tuple[Any, int | None]:
     listed = _items(resource, "Instances")
     if listed:
         line = _line(resource, "Instances", ctx, resource.line)
-        types = tuple(ir.plain_unknown(_value(i.get("InstanceType"), str, "Instances[].InstanceType")) for _, i in listed)
+        types = tuple(
+            ir.plain_unknown(_value(i.get("InstanceType"), str, "Instances[].InstanceType"))
+            for _, i in listed
+        )
         return types, line
     return None, None
 
@@ -117,7 +124,11 @@ def _queue_pools(queue: Any, first: bool, idle: Any, ctx: DocContext) -> list[ir
     if "CapacityType" in queue:
         raw = _value(queue.get("CapacityType"), str, "CapacityType")
         mapped = _CAPACITY.get(raw.upper()) if isinstance(raw, str) else None
-        capacity = (mapped,) if mapped else (raw if isinstance(raw, ir.Unknown) else ir.Unknown(f"CapacityType {raw}"))
+        capacity = (
+            (mapped,)
+            if mapped
+            else (raw if isinstance(raw, ir.Unknown) else ir.Unknown(f"CapacityType {raw}"))
+        )
         capacity_line = _line(queue, "CapacityType", ctx, queue.line)
     queue_reservation = _reservation(queue, ctx)
     out: list[ir.Record] = []
@@ -174,7 +185,10 @@ def _storage(doc: Any, ctx: DocContext) -> list[ir.Record]:
         lines: dict[str, int] = {"fs_type": _line(entry, "StorageType", ctx, entry.line)}
         fields: dict[str, Any] = {}
         keys = (
-            (("throughput_mode", "ThroughputMode", str), ("provisioned_throughput_mibps", "ProvisionedThroughput", float))
+            (
+                ("throughput_mode", "ThroughputMode", str),
+                ("provisioned_throughput_mibps", "ProvisionedThroughput", float),
+            )
             if fs_type == "efs"
             else (
                 ("size_gb", "StorageCapacity", float),
@@ -185,10 +199,14 @@ def _storage(doc: Any, ctx: DocContext) -> list[ir.Record]:
         for field_name, key, kind_of in keys:
             if key in settings:
                 value = _value(settings[key], kind_of, key)
-                fields[field_name] = value.lower() if field_name == "throughput_mode" and isinstance(value, str) else value
+                fields[field_name] = (
+                    value.lower() if field_name == "throughput_mode" and isinstance(value, str) else value
+                )
                 lines[field_name] = _line(settings, key, ctx, entry.line)
         if fs_type == "fsx-lustre":
-            fields["data_repository"] = any(k in settings for k in ("ImportPath", "ExportPath", "AutoImportPolicy"))
+            fields["data_repository"] = any(
+                k in settings for k in ("ImportPath", "ExportPath", "AutoImportPolicy")
+            )
         mount = _value(entry.get("MountDir"), str, "MountDir")
         out.append(
             ir.FileSystem(

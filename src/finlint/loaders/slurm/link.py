@@ -46,7 +46,9 @@ def apply_submissions(records: list[ir.Record]) -> list[ir.Record]:
         lines = dict(script.attr_lines)
         for name in _FIELDS:
             own = getattr(script, name)
-            values = [getattr(s, name) if name in s.attr_lines and not _derived(s, name) else own for s in subs]
+            values = [
+                getattr(s, name) if name in s.attr_lines and not _derived(s, name) else own for s in subs
+            ]
             if all(v is own for v in values):
                 continue
             changes[name] = ir.alternatives(values, f"{name} differs between the submissions of {target}")
@@ -109,5 +111,7 @@ def _with_queue(
         lines["instance_type"] = lines["partition"]
     extra = dict(job.extra)
     extra[INPUTS] = sorted(set(extra.get(INPUTS, ())) | {config})
-    extra["queue"] = f"{config}: SlurmQueues {name}" + (" (the default partition)" if partition is None else "")
+    extra["queue"] = f"{config}: SlurmQueues {name}" + (
+        " (the default partition)" if partition is None else ""
+    )
     return job.with_changes(instance_type=value, attr_lines=lines, extra=extra)

@@ -87,8 +87,15 @@ def _fields(found: opt.Options, lines: dict[str, int], extra: dict[str, Any]) ->
     return out
 
 
-def _base(address: str, display: str, line: int, end: int, fields: dict[str, Any], lines: dict[str, int],
-          extra: dict[str, Any]) -> TrainingJob:
+def _base(
+    address: str,
+    display: str,
+    line: int,
+    end: int,
+    fields: dict[str, Any],
+    lines: dict[str, int],
+    extra: dict[str, Any],
+) -> TrainingJob:
     return TrainingJob(
         address=address,
         location=Location(display, line, end),
@@ -115,7 +122,9 @@ def _script_job(display: str, script: Script) -> TrainingJob:
         n, body = ignored[0]
         extra["default_note"] = f"#SBATCH {body} at line {n} is below the first command, so sbatch ignores it"
     line = script.first_directive or 1
-    return _base(f"sbatch:{posixpath.basename(display)}", display, line, script.end_line, fields, lines, extra)
+    return _base(
+        f"sbatch:{posixpath.basename(display)}", display, line, script.end_line, fields, lines, extra
+    )
 
 
 def _step_limit(commands: list[Command]) -> tuple[Any, int] | None:
@@ -129,7 +138,8 @@ def _step_limit(commands: list[Command]) -> tuple[Any, int] | None:
     unknown = next(((v, n) for v, n in limits if isinstance(v, Unknown)), None)
     if unknown is not None:
         return unknown
-    return max(limits, key=lambda pair: pair[0])
+    known = [(int(v), n) for v, n in limits if isinstance(v, int)]
+    return max(known, key=lambda pair: pair[0])
 
 
 def _submission(display: str, command: Command, index: int) -> TrainingJob:

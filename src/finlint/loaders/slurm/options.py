@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 import shlex
 from dataclasses import dataclass, field
+
 from finlint.ir import Unknown
 
 #: long option -> the name finlint keeps (short options map to the same names)
@@ -25,10 +26,38 @@ _LONG = {
 _SHORT = {"t": "time", "N": "nodes", "p": "partition", "J": "job_name", "G": "gpus"}
 #: options that take no value (so the next word is not theirs): sbatch and srun flags
 _LONG_FLAGS = frozenset(
-    "exclusive label unbuffered overlap pty verbose quiet no-kill requeue no-requeue test-only hold "
-    "parsable contiguous overcommit spread-job use-min-nodes oversubscribe "
-    "disable-status exact whole ignore-pbs get-user-env help usage version no-allocate "
-    "kill-on-bad-exit multi-prog preserve-env".split()
+    [
+        "exclusive",
+        "label",
+        "unbuffered",
+        "overlap",
+        "pty",
+        "verbose",
+        "quiet",
+        "no-kill",
+        "requeue",
+        "no-requeue",
+        "test-only",
+        "hold",
+        "parsable",
+        "contiguous",
+        "overcommit",
+        "spread-job",
+        "use-min-nodes",
+        "oversubscribe",
+        "disable-status",
+        "exact",
+        "whole",
+        "ignore-pbs",
+        "get-user-env",
+        "help",
+        "usage",
+        "version",
+        "no-allocate",
+        "kill-on-bad-exit",
+        "multi-prog",
+        "preserve-env",
+    ]
 )
 _SHORT_FLAGS = frozenset("luvQKOHIWksXEhV")
 #: a value that is a shell or template placeholder: never read as a literal
@@ -193,4 +222,3 @@ def name_value(raw: str, what: str) -> str | Unknown:
     if _PLACEHOLDER.search(text):
         return Unknown(f"{what} is a placeholder ({text!r})", text)
     return text
-
