@@ -23,6 +23,8 @@ MAX_COMMANDS = 500
 
 @dataclass
 class Command:
+    """One sbatch/srun command line: the tool, its first line, its literal options."""
+
     tool: str  # sbatch | srun
     line: int  # where it starts
     options: Options
@@ -30,6 +32,8 @@ class Command:
 
 @dataclass
 class Script:
+    """A file as Slurm reads it: header directives, ignored directives, command lines."""
+
     directives: Options = field(default_factory=Options)
     first_directive: int | None = None
     #: directive lines below the first command: sbatch ignores them
