@@ -4,13 +4,15 @@ partition linked to the ParallelCluster queue of that name (its instance types).
 sbatch's command-line options override the script's ``#SBATCH`` lines, so a submission's literal
 ``--time``/``--nodes`` become the script job's values (several submissions of one script with
 different values are alternatives); the line stays the script's (the submission's file is listed
-in ``extra["inputs"]`` and ``extra["submitted_by"]``). A job gets its queue's instance types only
-when the scan holds exactly one ParallelCluster configuration (two clusters may name the same
+in ``extra["inputs"]`` and ``extra["submitted_by"]``). A job gets its queue's instance types from
+the nearest ParallelCluster configuration: one in its own folder or the closest folder above it
+(two at that level: none), else the only one of the scan (two clusters may name the same
 partition); no ``--partition`` means the configuration's first queue, Slurm's default partition.
 """
 
 from __future__ import annotations
 
+import posixpath
 from typing import Any
 
 from finlint import ir
@@ -74,27 +76,43 @@ def _derived(job: TrainingJob, name: str) -> bool:
 
 def link_partitions(records: list[ir.Record]) -> list[ir.Record]:
     pools = [r for r in records if isinstance(r, ComputePool) and r.pool_kind == POOL_KIND]
-    configs = {p.location.file for p in pools}
-    if len(configs) != 1:
+    if not pools:
         return records
+    by_config: dict[str, list[ComputePool]] = {}
+    for pool in pools:
+        by_config.setdefault(pool.location.file, []).append(pool)
+    out: list[ir.Record] = []
+    for record in records:
+        if isinstance(record, TrainingJob) and record.launcher == LAUNCHER and record.instance_type is None:
+            config = nearest_config(record.location.file, list(by_config))
+            if config is not None:
+                record = _with_queue(record, by_config[config], config)
+        out.append(record)
+    return out
+
+
+def nearest_config(script: str, configs: list[str]) -> str | None:
+    """The configuration in the script's folder or the closest folder above it, else the only one."""
+    folder = posixpath.dirname(script)
+    while True:
+        here = [c for c in configs if posixpath.dirname(c) == folder]
+        if len(here) == 1:
+            return here[0]
+        if len(here) > 1:
+            return None
+        if folder in ("", "/", "."):
+            break
+        folder = posixpath.dirname(folder)
+    return configs[0] if len(configs) == 1 else None
+
+
+def _with_queue(job: TrainingJob, pools: list[ComputePool], config: str) -> TrainingJob:
     queues: dict[str, list[ComputePool]] = {}
     for pool in pools:
         queue = pool.extra.get("queue")
         if isinstance(queue, str):
             queues.setdefault(queue, []).append(pool)
     default = next((p.extra.get("queue") for p in pools if p.extra.get("default_queue")), None)
-    (config,) = configs
-    out: list[ir.Record] = []
-    for record in records:
-        if isinstance(record, TrainingJob) and record.launcher == LAUNCHER and record.instance_type is None:
-            record = _with_queue(record, queues, default, config)
-        out.append(record)
-    return out
-
-
-def _with_queue(
-    job: TrainingJob, queues: dict[str, list[ComputePool]], default: Any, config: str
-) -> TrainingJob:
     partition = job.extra.get("partition")
     name = default if partition is None else partition
     if not isinstance(name, str) or name not in queues:
