@@ -62,3 +62,4 @@ def test_claims() -> None:
     assert parallelcluster.claims({"Scheduling": {"Scheduler": "slurm", "SlurmQueues": []}})
     assert not parallelcluster.claims({"Scheduling": {"Scheduler": "awsbatch", "AwsBatchQueues": []}})
     assert not parallelcluster.claims({"Scheduling": "slurm"})
+    assert parallelcluster.claims({"Scheduling": {"Scheduler": "{{ scheduler }}", "SlurmQueues": []}})

@@ -130,7 +130,14 @@ def test_nearest_config() -> None:
     assert nearest_config("a/job.sbatch", configs) == "a/cluster.yaml"
     assert nearest_config("c/job.sbatch", configs) is None
     assert nearest_config("x/job.sbatch", configs) is None
-    assert nearest_config("x/job.sbatch", ["y/only.yaml"]) == "y/only.yaml"
+    assert nearest_config("x/job.sbatch", ["y/only.yaml"]) is None  # elsewhere, no partition
+    only = {
+        "y/only.yaml": [
+            ir.ComputePool("q", ir.Location("y/only.yaml", 1, 1), "parallelcluster", extra={"queue": "gpu"})
+        ]
+    }
+    assert nearest_config("x/job.sbatch", ["y/only.yaml"], "gpu", only) == "y/only.yaml"
+    assert nearest_config("x/job.sbatch", ["y/only.yaml"], "cpu", only) is None
 
 
 def test_bounded_on_a_huge_continuation() -> None:

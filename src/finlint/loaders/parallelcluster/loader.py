@@ -33,7 +33,10 @@ def claims(doc: Any) -> bool:
     if not isinstance(scheduling, dict) or "SlurmQueues" not in scheduling:
         return False
     scheduler = scheduling.get("Scheduler")
-    return isinstance(scheduler, str) and scheduler.strip().lower() == "slurm"
+    # SlurmQueues belong to the slurm scheduler only: a templated Scheduler ({{ scheduler }}) is slurm
+    return isinstance(scheduler, str) and (
+        scheduler.strip().lower() == "slurm" or bool(_TEMPLATE.search(scheduler))
+    )
 
 
 def _value(value: Any, kind: type, what: str) -> Any:

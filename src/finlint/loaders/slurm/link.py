@@ -6,8 +6,9 @@ sbatch's command-line options override the script's ``#SBATCH`` lines, so a subm
 different values are alternatives); the line stays the script's (the submission's file is listed
 in ``extra["inputs"]`` and ``extra["submitted_by"]``). A job gets its queue's instance types from
 the nearest ParallelCluster configuration: one in its own folder or the closest folder above it
-(two at that level: none), else the only one of the scan (two clusters may name the same
-partition); no ``--partition`` means the configuration's first queue, Slurm's default partition.
+(two at that level: none), else the only one of the scan when it has a queue of the job's
+``--partition`` (two clusters may name the same partition); no ``--partition`` means the
+configuration's first queue, Slurm's default partition.
 """
 
 from __future__ import annotations
@@ -84,15 +85,24 @@ def link_partitions(records: list[ir.Record]) -> list[ir.Record]:
     out: list[ir.Record] = []
     for record in records:
         if isinstance(record, TrainingJob) and record.launcher == LAUNCHER and record.instance_type is None:
-            config = nearest_config(record.location.file, list(by_config))
+            config = nearest_config(
+                record.location.file, list(by_config), record.extra.get("partition"), by_config
+            )
             if config is not None:
                 record = _with_queue(record, by_config[config], config)
         out.append(record)
     return out
 
 
-def nearest_config(script: str, configs: list[str]) -> str | None:
-    """The configuration in the script's folder or the closest folder above it, else the only one."""
+def nearest_config(
+    script: str,
+    configs: list[str],
+    partition: Any = None,
+    pools: dict[str, list[ComputePool]] | None = None,
+) -> str | None:
+    """The configuration in the script's folder or the closest folder above it; else the only
+    configuration of the scan when it has a queue of the script's ``--partition`` (a script
+    elsewhere in a repository of examples, with no partition, is not assumed to run there)."""
     folder = posixpath.dirname(script)
     while True:
         here = [c for c in configs if posixpath.dirname(c) == folder]
@@ -103,7 +113,10 @@ def nearest_config(script: str, configs: list[str]) -> str | None:
         if folder in ("", "/", "."):
             break
         folder = posixpath.dirname(folder)
-    return configs[0] if len(configs) == 1 else None
+    if len(configs) != 1 or not isinstance(partition, str) or pools is None:
+        return None
+    queues = {p.extra.get("queue") for p in pools.get(configs[0], [])}
+    return configs[0] if partition in queues else None
 
 
 def _with_queue(job: TrainingJob, pools: list[ComputePool], config: str) -> TrainingJob:
