@@ -144,3 +144,12 @@ def test_bounded_on_a_huge_continuation() -> None:
     text = "#SBATCH -N 1\nsrun " + "--x \\\n" * 50_000 + "python\n"
     job = only_job(text)
     assert job.instance_count == 1
+
+
+def test_a_suppression_above_the_first_directive_covers_the_job(tmp_path: Path) -> None:
+    (tmp_path / "t.sbatch").write_text(
+        "#!/bin/bash\n# finlint: ignore[FIN101] the partition caps runs at 48 h\n#SBATCH --nodes=2\nsrun x\n",
+        encoding="utf-8",
+    )
+    result = lint(ScanOptions(paths=[tmp_path], display_root=tmp_path))
+    assert [f.rule_id for f in result.findings if not f.suppressed] == []
