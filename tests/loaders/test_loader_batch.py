@@ -72,3 +72,9 @@ def test_bad_values_are_unknown_not_errors() -> None:
     result = batch_api.load(doc, DocContext(file="x.json"))
     (job,) = result.records
     assert isinstance(job, ir.TrainingJob) and isinstance(job.max_runtime_s, ir.Unknown)
+
+
+def test_terraform_plan_job_definitions() -> None:
+    found = jobs(FIX / "bad" / "plan" / "plan.json")
+    assert found["aws_batch_job_definition.train"].max_runtime_s is None  # "timeout": [] is absent
+    assert found["aws_batch_job_definition.capped"].max_runtime_s == 3600

@@ -71,8 +71,8 @@ class Plain:
 
     def obj(self, key: str) -> Plain | None:
         value, line = self.find(key)
-        if value is None or line is None:
-            return None
+        if value is None or line is None or (isinstance(value, list) and not value):
+            return None  # absent, or an empty Terraform block list (a plan's "timeout": [])
         return Plain(_mapping(value, line, f"{self.path}{key}"), line, f"{self.path}{key}.")
 
     def objs(self, key: str) -> tuple[Any, int | None]:
