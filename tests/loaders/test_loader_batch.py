@@ -76,5 +76,5 @@ def test_bad_values_are_unknown_not_errors() -> None:
 
 def test_terraform_plan_job_definitions() -> None:
     found = jobs(FIX / "bad" / "plan" / "plan.json")
-    assert found["aws_batch_job_definition.train"].max_runtime_s is None  # "timeout": [] is absent
-    assert found["aws_batch_job_definition.capped"].max_runtime_s == 3600
+    assert found["aws_batch_job_definition.plan_train"].max_runtime_s is None  # "timeout": [] is absent
+    assert found["aws_batch_job_definition.plan_capped"].max_runtime_s == 3600
