@@ -78,3 +78,15 @@ def test_terraform_plan_job_definitions() -> None:
     found = jobs(FIX / "bad" / "plan" / "plan.json")
     assert found["aws_batch_job_definition.plan_train"].max_runtime_s is None  # "timeout": [] is absent
     assert found["aws_batch_job_definition.plan_capped"].max_runtime_s == 3600
+
+
+def test_terraform_container_properties_block_form(tmp_path: Path) -> None:
+    (tmp_path / "main.tf").write_text(
+        'resource "aws_batch_job_definition" "blk" {\n  name = "blk"\n  type = "container"\n'
+        "  container_properties {\n    image = \"busybox\"\n"
+        '    resource_requirements {\n      type  = "GPU"\n      value = "1"\n    }\n  }\n'
+        "  timeout {\n    attempt_duration_seconds = 600\n  }\n}\n",
+        encoding="utf-8",
+    )
+    (job,) = jobs(tmp_path).values()
+    assert job.extra["gpus_per_node"] == 1 and job.max_runtime_s == 600 and job.line_of("max_runtime_s") == 12
