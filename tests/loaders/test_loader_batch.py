@@ -83,7 +83,7 @@ def test_terraform_plan_job_definitions() -> None:
 def test_terraform_container_properties_block_form(tmp_path: Path) -> None:
     (tmp_path / "main.tf").write_text(
         'resource "aws_batch_job_definition" "blk" {\n  name = "blk"\n  type = "container"\n'
-        "  container_properties {\n    image = \"busybox\"\n"
+        '  container_properties {\n    image = "busybox"\n'
         '    resource_requirements {\n      type  = "GPU"\n      value = "1"\n    }\n  }\n'
         "  timeout {\n    attempt_duration_seconds = 600\n  }\n}\n",
         encoding="utf-8",

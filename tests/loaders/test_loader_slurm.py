@@ -153,3 +153,30 @@ def test_a_suppression_above_the_first_directive_covers_the_job(tmp_path: Path) 
     )
     result = lint(ScanOptions(paths=[tmp_path], display_root=tmp_path))
     assert [f.rule_id for f in result.findings if not f.suppressed] == []
+
+
+@pytest.mark.parametrize(
+    ("header", "seconds"),
+    [
+        ("#SBATCH --nodes=1  --time=04:00:00\n", 4 * 3600),  # several options on one line
+        ("#SBATCH --time=1-0\n", 86400),
+        ("#SBATCH -t 00:36:00\n", 36 * 60),
+        ("#SBATCH -t15\n", 15 * 60),  # a short option with its value attached
+        ("#SBATCH --time 2:00:00 # two hours\n", 7200),
+        ("#####SBATCH --time=10\n#SBATCH -N 1\n", None),  # a disabled directive
+        ("#SBTACH --time=10\n#SBATCH -N 1\n", None),  # a misspelt one: Slurm ignores it too
+    ],
+)
+def test_directive_spellings(header: str, seconds: int | None) -> None:
+    job = only_job("#!/bin/bash -l\n" + header + "srun python train.py\n")
+    assert job.max_runtime_s == seconds
+
+
+def test_directives_written_by_a_heredoc_are_not_a_job() -> None:
+    text = "#!/bin/bash\ncat > job.tmp <<-EOM\n#SBATCH --nodes=$1\n#SBATCH --gres=gpu:8\nEOM\n"
+    assert load(text, "launch.sh").records == []
+
+
+def test_env_prefixed_srun_is_a_command() -> None:
+    job = only_job("#SBATCH -N 1\nCUDA_VISIBLE_DEVICES=0,1 srun --time=5 python x.py\n")
+    assert job.max_runtime_s == 300
