@@ -520,13 +520,13 @@ def test_launcher_config_changed_pulls_in_the_launcher(
     _, report = scan(root, monkeypatch, "train/config.yaml")
     assert report["summary"]["context_files"] == 1  # launch.py names config.yaml; other.py does not
     # The launch reads its instance type from config.yaml (issue 12): its record lists the file
-    # in extra["inputs"], so the launch is reported through it; FIN301 points at the value.
+    # in Record.inputs, so the launch is reported through it; FIN301 points at the value.
     assert where(report) == [("train/config.yaml", 1, "FIN301"), ("train/launch.py", 5, "FIN101")]
 
 
-def _finding(file: str, **extra: object) -> Finding:
+def _finding(file: str, inputs: tuple[str, ...] = ()) -> Finding:
     record = TrainingJob(
-        address="est", location=Location(file, 5, 12), source_format="sagemaker-sdk", extra=extra
+        address="est", location=Location(file, 5, 12), source_format="sagemaker-sdk", inputs=inputs
     )
     return Finding("FIN301", "oversized-p5", "high", file, 10, 10, "est", "msg", record=record)
 

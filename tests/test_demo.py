@@ -21,6 +21,7 @@ EXPECTED = {
     ("FIN102", "kubernetes/sagemaker-pretrain.yaml", 20),
     ("FIN304", "kubernetes/karpenter-gpu-nodepool.yaml", 17),
     ("FIN401", "kubernetes/shared-storage.yaml", 7),
+    ("FIN101", "kubernetes/train-job.yaml", 3),
     ("FIN401", "kubernetes/train-job.yaml", 23),
     ("FIN301", "python/launch_finetune.py", 38),
     ("FIN101", "python/launch_finetune.py", 46),

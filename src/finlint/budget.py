@@ -1,7 +1,8 @@
 """``--max-monthly-usd``: the budget check every report states (issue 10).
 
 A budget is a finite, non-negative number of dollars per month; the check compares it with the
-active findings' estimated monthly total (for ``finlint diff``: the new findings'). When it is
+active findings' avoidable spend (savings + expected waste, :mod:`finlint.cost.totals`; for
+``finlint diff``: the new findings'); exposures are conditional and never gated on. When it is
 exceeded the run exits 1, and every format says why: a text line, ``summary.budget`` in JSON,
 a SARIF tool notification, a line in the Markdown comment, a GitHub error annotation.
 """
@@ -37,11 +38,12 @@ class BudgetStatus:
     def message(self) -> str:
         if self.exceeded:
             return (
-                f"monthly budget exceeded: the findings' estimated total ${self.total:,.2f}/month "
+                f"monthly budget exceeded: the findings' avoidable spend ${self.total:,.2f}/month "
                 f"is above --max-monthly-usd ${self.limit:,.2f}"
             )
         return (
-            f"within the monthly budget: ${self.total:,.2f}/month of ${self.limit:,.2f} (--max-monthly-usd)"
+            f"within the monthly budget: avoidable ${self.total:,.2f}/month of ${self.limit:,.2f} "
+            "(--max-monthly-usd)"
         )
 
     def to_json(self) -> dict[str, Any]:

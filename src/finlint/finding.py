@@ -17,12 +17,27 @@ def severity_rank(severity: str) -> int:
     return SEVERITIES.index(severity)
 
 
+@dataclass(frozen=True)
+class CountedOnce:
+    """One bill that several findings price: ``cost.price_findings`` counts it on one of them
+    and zeroes the others (``storage``: the EFS a PVC and its workload describe). Findings of
+    different kinds on one resource are not zeroed: :mod:`finlint.cost.totals` de-duplicates
+    them per resource (``resource`` is that resource for a shared bill)."""
+
+    kind: str  # storage
+    resource: str  # the address the bill belongs to
+
+
 @dataclass
 class Cost:
     """A dollar figure a reader can recompute from ``basis`` and ``assumptions``.
 
-    ``kind``: ``waste`` (money burnt by the setting), ``risk`` (what it may burn), or
-    ``savings`` (what the fix saves). ``monthly_usd`` is None only together with ``reason``.
+    ``kind`` (one of :data:`finlint.cost.totals.KINDS`): ``savings`` (a cheaper configuration
+    for what bills today), ``waste`` (an expected loss: probability x loss) or ``exposure`` (what
+    it may bill if something happens: conditional, never added to the other two).
+    ``monthly_usd`` is None only together with ``reason``.
+    ``counted_once`` names a bill other findings share (the de-duplication's key); the
+    ``assumptions`` still show it to the reader.
     """
 
     monthly_usd: float | None
@@ -31,6 +46,7 @@ class Cost:
     basis: str
     assumptions: dict[str, Any] = field(default_factory=dict)
     reason: str | None = None  # why there is no figure (unpriced type, ...)
+    counted_once: CountedOnce | None = None
 
     def to_json(self) -> dict[str, Any]:
         """Valid JSON always: a non-finite number (never expected) becomes null, never NaN/Infinity."""

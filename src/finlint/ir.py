@@ -177,13 +177,42 @@ LAUNCHERS = (
     "sdk-model-trainer",  # SDK v3 ModelTrainer
     "sdk-remote",  # @remote decorated function
     "terraform",  # aws_sagemaker_training_job
+    "kubeflow-training-operator",  # PyTorchJob, TFJob, MPIJob, XGBoostJob, PaddleJob, JAXJob
+    "kubeflow-trainer",  # Trainer v2 TrainJob
+    "hyperpod-training-operator",  # SageMaker HyperPod HyperPodPyTorchJob
+    "kubernetes-job",  # batch/v1 Job requesting accelerators
+    "jobset",  # JobSet (jobset.x-k8s.io)
+    "volcano",  # Volcano Job (batch.volcano.sh)
+    "kuberay",  # KubeRay RayJob
     "slurm-sbatch",  # a Slurm batch script (#SBATCH directives, sbatch command lines)
     "aws-batch",  # an AWS Batch GPU job definition (CloudFormation, Terraform, API request)
 )
 
-#: Launchers that put no default cap on a job's runtime: without an explicit limit it runs
-#: until it ends (``domain.sagemaker.runtime_cap`` says so; FIN101 names the launcher's rule).
-UNCAPPED_LAUNCHERS = ("slurm-sbatch", "aws-batch")
+#: Launchers with no default runtime cap: a job without a limit runs until it finishes.
+UNCAPPED_LAUNCHERS = frozenset(
+    {
+        "kubeflow-training-operator",
+        "kubeflow-trainer",
+        "hyperpod-training-operator",
+        "kubernetes-job",
+        "jobset",
+        "volcano",
+        "kuberay",
+        "slurm-sbatch",
+        "aws-batch",
+    }
+)
+
+
+@dataclass(frozen=True)
+class ValueSource:
+    """A field's value read from another file (a config file next to a launcher, the SDK's
+    defaults file, a chart's values file): ``engine.origins`` points a finding there."""
+
+    attr: str  # the IR field (``instance_type``), as in ``attr_lines`` (``limits.cpu``)
+    file: str  # display path of the file that set it
+    line: int
+    what: str  # how the message names the file (``config file``, ``Helm values (template ...)``)
 
 
 @dataclass(frozen=True)
@@ -193,6 +222,10 @@ class Record:
     ``attr_lines`` maps a field name (e.g. ``"max_runtime_s"``) to the line of the source
     attribute it came from, so a finding can point at the cause. ``address`` is stable across
     line moves (CloudFormation logical id, Terraform address, ``Kind/namespace/name``).
+
+    What a later stage reads is a typed field (``value_sources``, ``finding_note``, ``inputs``
+    here; the kinds' own below), never an ``extra`` key: ``extra`` is context only the loader
+    that wrote it reads (``tests/test_typed_handoffs.py`` checks no other module reads it).
     """
 
     KIND: ClassVar[str] = "record"
@@ -203,10 +236,22 @@ class Record:
     attr_lines: Mapping[str, int] = field(default_factory=dict)
     suppressions: tuple[Suppression, ...] = ()
     name: Maybe[str] = None  # human name where the source has one (job name, Name tag)
-    extra: Mapping[str, Any] = field(default_factory=dict)  # loader-specific context
+    extra: Mapping[str, Any] = field(default_factory=dict)  # read only by the loader that wrote it
+    #: fields whose value came from another file (``engine.origins`` points a finding there)
+    value_sources: tuple[ValueSource, ...] = ()
+    #: appended to every finding of the record (a launch checked under a value other than the
+    #: one written, Terraform module defaults the group does not set); "" for none
+    finding_note: str = ""
+    #: other files the loader read this record's values from (display paths): a changed-file
+    #: scan reports the record's findings through them (``finlint.context``)
+    inputs: tuple[str, ...] = ()
 
     def line_of(self, attr: str) -> int | None:
         return self.attr_lines.get(attr)
+
+    def value_source(self, attr: str) -> ValueSource | None:
+        """Where ``attr``'s value was read from, when another file set it."""
+        return next((s for s in self.value_sources if s.attr == attr), None)
 
     def with_changes(self: R, **changes: Any) -> R:
         return replace(self, **changes)
@@ -244,14 +289,37 @@ class TrainingJob(Record):
     entry_point: Maybe[str] = None  # training script the job runs (SDK entry_point / entry_script)
     source_dir: Maybe[str] = None  # directory the entry point is resolved in (SDK source_dir)
     warm_pool_peers: int = 0  # other jobs in the same file that can reuse its warm pool (linking)
+    #: how the platform treats a missing runtime cap, in the launcher's words (FIN101's message)
+    default_note: str | None = None
+    #: a launch in a loop (SDK loader): how many times it runs; None when not in a loop
+    launches: Launches | None = None
+    #: the field that sets the runtime limit in the launcher's own words (``activeDeadlineSeconds``)
+    runtime_limit_field: str | None = None
+    #: a job that brings its own cluster (KubeRay RayJob): what stays up after it finishes
+    cluster_after_job: ClusterAfterJob | None = None
 
 
-#: ``TrainingJob.extra`` keys of a launch that runs in a loop (SDK loader): how many times it runs
-#: (an int, or None when the loop's trip count is unknown), the loops' lines, and why the count is
-#: unknown. Cost models multiply per-run figures by the count (``cost.common.jobs_per_run``).
-LAUNCHES_KEY = "launches"
-LAUNCH_LOOPS_KEY = "launch_loops"
-LAUNCHES_WHY_KEY = "launches_why"
+@dataclass(frozen=True)
+class ClusterAfterJob:
+    """The cluster a job creates (KubeRay ``rayClusterSpec``) and whether it outlives the job:
+    ``shutdown`` is ``shutdownAfterJobFinishes`` (None: unset, KubeRay's default false) at
+    ``shutdown_line``; ``idle_nodes`` the accelerated instances it keeps, in ``idle_roles``."""
+
+    shutdown: Maybe[bool]
+    shutdown_line: int | None
+    idle_nodes: Maybe[int]
+    idle_roles: tuple[str, ...] = ()
+    ttl_seconds_after_finished: Maybe[int] = None
+
+
+@dataclass(frozen=True)
+class Launches:
+    """A launch that runs in a loop (SDK loader). Cost models multiply per-run figures by
+    ``count`` (``cost.common.jobs_per_run``); an unknown count makes the figure per launch."""
+
+    count: int | None  # None: the loop's trip count is unknown
+    loop_lines: tuple[int, ...] = ()  # the loops' lines, outermost first
+    why: str | None = None  # why the count is unknown
 
 
 @dataclass(frozen=True)
@@ -275,6 +343,7 @@ POOL_KINDS = (
     "ec2-instance",
     "batch-compute-environment",
     "hyperpod-instance-group",
+    "ray-worker-group",  # a RayCluster / RayService head or worker group with accelerators
     "parallelcluster-compute-resource",  # a SlurmQueues[].ComputeResources[] entry
 )
 
@@ -306,6 +375,12 @@ class ComputePool(Record):
     #: Karpenter: each ``disruption`` key -> where it was written (``spec.disruption.expireAfter``,
     #: ``spec.template.spec.expireAfter``), so a field in the wrong place for its API is visible.
     disruption_paths: Mapping[str, str] = field(default_factory=dict)
+    #: a ParallelCluster compute resource: the Slurm partition (queue) it serves, and whether that
+    #: is the cluster's default partition (its first queue): the Slurm loader links jobs by it
+    partition: str | None = None
+    default_partition: bool = False
+    #: Karpenter: the nodeClassRef is a HyperpodNodeClass (nodes carry ``ml.*`` type labels)
+    hyperpod_node_class: bool = False
 
 
 @dataclass(frozen=True)
@@ -359,6 +434,38 @@ class Mount:
     via: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True)
+class CheckpointPath:
+    """A path a container is told to checkpoint to (``--checkpoint-dir=/state/ckpt``,
+    ``CHECKPOINT_DIR``): the storage rules check whether it lies under an EFS mount."""
+
+    path: str
+    line: int | None
+    source: str  # how it was found, with any expansion chain (``env CKPT=$(ROOT)/x -> /efs/x``)
+
+
+@dataclass(frozen=True)
+class PendingEnv:
+    """A container text still holding variables once its own ``env`` is expanded (an env value,
+    a ``command``/``args`` word): ``linking.env`` expands it with the ``envFrom`` ConfigMaps."""
+
+    text: str  # expanded as far as the container's own env goes
+    raw: str  # as written
+    label: str  # ``env NAME``, ``command`` or ``args``
+    line: int | None
+
+
+@dataclass(frozen=True)
+class EnvFrom:
+    """One container's ``envFrom`` ConfigMaps and what they may expand (Kubernetes loader ->
+    ``linking.env``)."""
+
+    config_maps: tuple[str, ...]
+    line: int
+    env: tuple[str, ...] = ()  # names the container's own ``env`` defines (they win)
+    pending: tuple[PendingEnv, ...] = ()
+
+
 #: Volume.volume_kind values.
 VOLUME_KINDS = ("pvc", "pv", "storage-class", "workload", "efs-access-point", "efs-mount-target")
 
@@ -388,6 +495,9 @@ class Volume(Record):
     #: whether it links the file system to S3 (s3ImportPath / s3ExportPath / autoImportPolicy).
     deployment_type: Maybe[str] = None
     data_repository: Maybe[bool] = None
+    #: workloads: paths the containers checkpoint to (``linking.env`` adds the envFrom ones)
+    checkpoint_paths: tuple[CheckpointPath, ...] = ()
+    env_from: tuple[EnvFrom, ...] = ()  # workloads: containers' envFrom still to expand (linking)
 
 
 @dataclass(frozen=True)

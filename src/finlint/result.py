@@ -13,6 +13,7 @@ from finlint.finding import Finding, severity_rank
 from finlint.ir import LoadError, Notice, Record
 
 if TYPE_CHECKING:
+    from finlint.cost.totals import Totals
     from finlint.engine import Policy, Undetermined
 
 
@@ -33,8 +34,15 @@ class ScanResult:
     def active(self) -> list[Finding]:
         return [f for f in self.findings if f.active]
 
+    def totals(self) -> Totals:
+        """The headline figures by kind (:mod:`finlint.cost.totals`)."""
+        from finlint.cost.totals import totals
+
+        return totals(self.findings)
+
     def monthly_usd(self) -> float:
-        return sum(f.cost.monthly_usd or 0.0 for f in self.active() if f.cost)
+        """The avoidable spend: savings plus expected waste, the largest saving per resource."""
+        return self.totals().avoidable_usd
 
     def exit_code(self, fail_on: str, max_monthly_usd: float | None = None) -> int:
         threshold = severity_rank(fail_on)

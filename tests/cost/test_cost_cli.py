@@ -31,11 +31,17 @@ def test_cost_breakdown_text_with_usage(tmp_path: Path) -> None:
     assert "Total: $45.60/month" in res.output
 
 
-def test_scan_budget_gate() -> None:
+def test_scan_budget_gate_is_on_the_avoidable_spend_not_the_exposure() -> None:
     runner = CliRunner()
-    over = runner.invoke(main, ["scan", DEMO, "--fail-on", "critical", "--max-monthly-usd", "30"])
-    assert over.exit_code == 1, over.output  # FIN101 risk 1.52 x 24 = $36.48 > $30
-    under = runner.invoke(main, ["scan", DEMO, "--fail-on", "critical", "--max-monthly-usd", "40"])
+    # the request's only figure is FIN101's exposure, 1.52 x 24 = $36.48 if a run gets stuck:
+    # conditional, so it never trips the budget (the avoidable spend is $0)
+    exposed = runner.invoke(main, ["scan", DEMO, "--fail-on", "critical", "--max-monthly-usd", "30"])
+    assert exposed.exit_code == 0, exposed.output
+    assert "avoidable $0/month" in exposed.output and "exposure $36/month" in exposed.output
+    spot = "fixtures/cloudformation/bad/sfn-spot-no-checkpoint.yaml"  # FIN201: expected waste
+    over = runner.invoke(main, ["scan", spot, "--fail-on", "critical", "--max-monthly-usd", "1"])
+    assert over.exit_code == 1 and "monthly budget exceeded: the findings' avoidable spend" in over.output
+    under = runner.invoke(main, ["scan", spot, "--fail-on", "critical", "--max-monthly-usd", "1000000"])
     assert under.exit_code == 0, under.output
 
 

@@ -57,8 +57,10 @@ def test_job_with_alternative_and_runtime_factor() -> None:
 
 def test_notebook_hours_in_service() -> None:
     c = cost(Notebook(address="NB", location=LOC, source_format="x", instance_type="ml.p5.48xlarge"))
-    # the policy prices notebooks against notebook_alternative ml.g5.2xlarge ($1.52/h)
-    assert c.monthly_usd == pytest.approx((63.296 - 1.52) * 730, rel=1e-12)  # 45,096.48
+    # the policy prices notebooks against notebook_alternative ml.g5.2xlarge ($1.52/h), for the
+    # 176 active hours (usage active_hours_per_month); the idle rest is FIN302's waste
+    assert c.monthly_usd == pytest.approx((63.296 - 1.52) * 176, rel=1e-12)  # 10,872.58
+    assert "176 active h per month" in c.basis
     assert c.per_run_usd is None
     assert "policy param" in c.basis
 
@@ -78,11 +80,15 @@ def test_elastic_karpenter_pool_is_a_risk_ceiling_not_a_saving() -> None:
         requirements=(Requirement("karpenter.k8s.aws/instance-family", "In", ("p5",)),),
     )  # fmt: skip
     east = cost(pool)
-    # admits p5.4xlarge and p5.48xlarge; only p5.48xlarge has a us-east-1 price (the gap is said)
-    assert east.kind == "risk" and east.assumptions["ceiling"] is True
+    # admits p5.4xlarge and p5.48xlarge, both priced in us-east-1 (p5.4xlarge $6.88 from the
+    # regional instances.vantage.sh block): the dearest, p5.48xlarge, is the ceiling; no gap
+    assert east.kind == "exposure" and east.assumptions["ceiling"] is True
     assert east.monthly_usd == pytest.approx(55.04 * 730, rel=1e-12)  # 40,179.20 per node-month
     assert "Risk ceiling, not a saving" in east.basis and "per node-month" in east.basis
-    assert "p5.4xlarge has no price in the snapshot (a gap)" in east.basis
+    assert "gap" not in east.basis
+    gap = cost(pool, region="eu-west-1")  # p5 is not sold in eu-west-1: us-east-1's, and it says so
+    assert gap.monthly_usd == pytest.approx(55.04 * 730, rel=1e-12)
+    assert "us-east-1 price used for eu-west-1" in gap.basis
     west = cost(pool, region="us-west-2")
     # us-west-2 prices both: the dearest, p5.48xlarge, is what one more node may bill; no gap
     assert west.monthly_usd == pytest.approx(55.04 * 730, rel=1e-12)
@@ -124,8 +130,11 @@ def test_scan_and_cost_agree_on_the_same_pools() -> None:
     items = {i["resource"]: i for i in table["resources"]}
     elastic, static = "NodePool/gpu-training", "aws_eks_node_group.h100"
     assert items[elastic]["monthly_usd"] == 0.0  # bills nothing until it scales
-    assert fin301[elastic]["kind"] == "risk"
-    assert fin301[elastic]["monthly_usd"] == items[elastic]["ceiling_per_node_month_usd"] == 46206.08
+    assert fin301[elastic]["kind"] == "exposure"
+    # FIN301's ceiling is the dearest of the p5 types it moves (p5en.48xlarge $63.296 x 730); the
+    # pool also admits p6-b200.48xlarge, priced in us-east-1 since the regional block ($113.9328 x 730)
+    assert fin301[elastic]["monthly_usd"] == 46206.08
+    assert items[elastic]["ceiling_per_node_month_usd"] == 83170.94
     assert fin301[static]["kind"] == "savings"
     assert fin301[static]["monthly_usd"] <= items[static]["monthly_usd"]  # 24,150.12 <= 40,179.20
     assert fin301[static]["assumptions"]["hourly_usd"] == items[static]["unit_price"]["usd"]

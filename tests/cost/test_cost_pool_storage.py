@@ -35,7 +35,7 @@ def only(tmp_path: Path, files: dict[str, str], rule: str):  # type: ignore[no-u
 def test_fin304_is_the_dearest_admitted_node_month(tmp_path: Path) -> None:
     f = only(tmp_path, {"np.yaml": NODEPOOL.format(tail="")}, "FIN304")
     # g5.12xlarge $5.672/h x 730 h (the dearer of the two admitted types)
-    assert f.cost.kind == "risk" and f.cost.monthly_usd == pytest.approx(5.672 * 730)
+    assert f.cost.kind == "exposure" and f.cost.monthly_usd == pytest.approx(5.672 * 730)
     assert f.cost.assumptions["instance_type"] == "g5.12xlarge"
 
 
@@ -46,13 +46,16 @@ def test_fin305_is_the_cheapest_idle_node_month(tmp_path: Path) -> None:
     assert f.cost.monthly_usd == pytest.approx(1.006 * 730) and f.line == 17  # consolidateAfter
 
 
-def test_fin301_and_fin304_on_one_pool_are_counted_once(tmp_path: Path) -> None:
+def test_fin301_and_fin304_on_one_pool_are_one_exposure(tmp_path: Path) -> None:
+    """Two exposures of one pool: each finding keeps its own figure, the run's exposure counts
+    the pool once (the larger), and neither is avoidable spend."""
     text = NODEPOOL.format(tail="").replace('["g5.xlarge", "g5.12xlarge"]', '["p5.48xlarge"]')
     result = scan_files(tmp_path, {"np.yaml": text}, select=("FIN301", "FIN304"))
     by_rule = {f.rule_id: f for f in result.findings}
     assert by_rule["FIN301"].cost.monthly_usd == pytest.approx(55.04 * 730)  # type: ignore[union-attr]
-    assert by_rule["FIN304"].cost.monthly_usd == 0.0  # type: ignore[union-attr]
-    assert result.monthly_usd() == pytest.approx(55.04 * 730)
+    assert by_rule["FIN304"].cost.monthly_usd == pytest.approx(55.04 * 730)  # type: ignore[union-attr]
+    assert result.totals().exposure_usd == pytest.approx(55.04 * 730)
+    assert result.monthly_usd() == 0.0
 
 
 def test_fin302_prices_the_idle_hours(tmp_path: Path) -> None:

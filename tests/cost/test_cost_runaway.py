@@ -31,7 +31,7 @@ def test_default_cap_sagemaker() -> None:
     c = cost(job(instance_type="ml.p4d.24xlarge", instance_count=2, max_runtime_default_s=86400))
     assert c.per_run_usd == 25.2513 * 2 * 24  # 1,212.0624
     assert c.monthly_usd == 25.2513 * 2 * 24 * 1
-    assert c.kind == "risk"
+    assert c.kind == "exposure"
     assert "$25.2513/h" in c.basis and "2 instance(s)" in c.basis and "24 h" in c.basis
     assert "$1,212.06" in c.basis
     assert c.assumptions["cap_hours"] == 24

@@ -57,7 +57,7 @@ def test_restart_overhead_in_both_times_inside_the_cap() -> None:
     extra = (E0 - 10) - (EC - 10)  # 21.856752 h
     assert c.per_run_usd == pytest.approx(extra * 4 * SPOT_P5, rel=1e-9)  # $2,213.51
     assert c.per_run_usd == pytest.approx(2213.51, abs=0.01)
-    assert c.kind == "risk" and not c.assumptions["lost_run"]
+    assert c.kind == "waste" and not c.assumptions["lost_run"]
     assert "32.5842 h" in c.basis and "10.7274 h" in c.basis and "R = 6 min" in c.basis
     assert "$25.3184/h" in c.basis and "$2,213.51 per job" in c.basis
 

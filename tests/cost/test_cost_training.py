@@ -39,7 +39,7 @@ def test_excess_runtime_prices_the_hours_beyond_the_guard() -> None:
     # 28 days - 7 days = 504 h x 2 x 25.2513
     assert c.per_run_usd == pytest.approx(504 * 2 * P4D)
     assert c.monthly_usd == pytest.approx(504 * 2 * P4D)
-    assert c.kind == "risk" and "504 h" in c.basis
+    assert c.kind == "exposure" and "504 h" in c.basis
     twice = cost(
         rec, "excess-runtime", {"gpu_max_runtime_s": 604_800}, "defaults:\n  stuck_runs_per_month: 2\n"
     )

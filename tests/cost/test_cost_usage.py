@@ -75,7 +75,7 @@ def test_usage_region_and_totals() -> None:
     d = Finding("FIN998", "x", "low", "n.yaml", 1, 1, "NB", "m", record=nb)
     usage = parse_usage("defaults:\n  region: us-west-2\n  hours_per_month: 100\n")
     price_findings([a, b, c, d], [nb], {"usage": usage}, rules.registry().cost_models)
-    assert a.cost and a.cost.monthly_usd == pytest.approx((63.296 - 25.2513) * 100)
+    assert a.cost and a.cost.monthly_usd == pytest.approx((63.296 - 25.2513) * 100)  # active <= in service
     assert "us-east-1 price used for us-west-2" in a.cost.basis  # no SageMaker prices for us-west-2
     assert c.cost and c.cost.monthly_usd is None and c.cost.reason and "nope" in c.cost.reason
     assert d.cost is None

@@ -63,7 +63,7 @@ def test_gaps_are_not_priced() -> None:
     for name in (
         "p5e.48xlarge",
         "trn2.48xlarge",
-        "p6-b200.48xlarge",
+        "p6-b300.48xlarge",
         "ml.trn1n.32xlarge",
         "ml.p5en.48xlarge",
     ):
@@ -81,7 +81,7 @@ def test_us_west_2_and_fallback() -> None:
     eu = load_pricing("eu-west-1")
     q = eu.hourly("p5.48xlarge")
     assert q and q.usd == 55.04 and q.fallback and "eu-west-1" in q.cite()
-    assert eu.hourly("p6-b200.48xlarge") is None  # us-west-2 is never used for another region
+    assert eu.hourly("p6-b300.48xlarge") is None  # us-west-2 is never used for another region
 
 
 def test_overlay(tmp_path: Path) -> None:

@@ -103,7 +103,7 @@ def test_fin301_prices_the_limit_ceiling(tmp_path: Any) -> None:
     )
     (finding,) = scan_files(tmp_path, {"np.yaml": manifest}, select=("FIN301",)).findings
     assert finding.line == 17
-    assert finding.cost is not None and finding.cost.kind == "risk"
+    assert finding.cost is not None and finding.cost.kind == "exposure"
     # 26 nodes x $55.04/h x 730 h
     assert finding.cost.monthly_usd == pytest.approx(26 * 55.04 * 730)
     assert finding.cost.assumptions["limit_nodes"] == 26

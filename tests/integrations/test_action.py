@@ -61,7 +61,11 @@ def test_action_metadata() -> None:
             assert "${{" not in step["run"], (
                 f"{step['name']}: pass expressions through env (script injection)"
             )
-    written = set(re.findall(r'echo "([\w-]+)=', STEPS["Run finlint"]["run"])) | {"findings", "monthly-usd"}
+    written = set(re.findall(r'echo "([\w-]+)=', STEPS["Run finlint"]["run"])) | {
+        "findings",
+        "monthly-usd",
+        "exposure-usd",
+    }
     referenced = set(re.findall(r"steps\.scan\.outputs\.([\w-]+)", text))
     assert referenced <= written, referenced - written
     assert (
@@ -266,11 +270,15 @@ def test_scan_step_writes_annotations_summary_and_outputs(runner: Runner) -> Non
     assert proc.returncode == 0, proc.stderr  # the step records the result; the last step fails the job
     assert proc.stdout.startswith("::error file=infra/job.json,line=1,endLine=")
     assert runner.outputs["exit-code"] == "1" and runner.outputs["findings"] == "1"
-    assert float(runner.outputs["monthly-usd"]) == pytest.approx(36.48)
+    # FIN101's $36.48 is an exposure (one stuck run), never avoidable spend
+    assert float(runner.outputs["monthly-usd"]) == 0.0
+    assert float(runner.outputs["exposure-usd"]) == pytest.approx(36.48)
     sarif = json.loads(Path(runner.outputs["sarif-file"]).read_text("utf-8"))
     assert sarif["runs"][0]["results"][0]["ruleId"] == "FIN101"
     assert Path(runner.outputs["markdown-file"]).read_text("utf-8").startswith("<!-- finlint-report -->")
-    assert "## finlint: $36.48/month estimated impact" in runner.summary.read_text("utf-8")
+    assert "## finlint: $0.00/month avoidable (savings + expected waste) · $36.48/month exposure" in (
+        runner.summary.read_text("utf-8")
+    )
 
     gate = runner.run("Fail on findings")
     assert gate.returncode == 1 and "found costly configuration" in gate.stdout
@@ -308,11 +316,17 @@ def test_scan_step_with_baseline_file_and_thresholds(runner: Runner) -> None:
     proc = runner.run("Run finlint")
     assert proc.returncode == 0 and runner.outputs["exit-code"] == "0" and runner.outputs["findings"] == "0"
     assert runner.run("Fail on findings").returncode == 0
-    runner.inputs.update(baseline="", **{"fail-on": "critical", "max-monthly-usd": "100"})
+    runner.inputs.update(baseline="", **{"fail-on": "critical", "max-monthly-usd": "10"})
     runner.run("Run finlint")
-    assert runner.outputs["exit-code"] == "0"  # $36.48 < $100 and nothing critical
-    runner.inputs["max-monthly-usd"] = "10"
+    assert runner.outputs["exit-code"] == "0"  # $36.48 is an exposure, not avoidable; nothing critical
+    spot = {
+        **BAD,
+        "EnableManagedSpotTraining": True,
+        "StoppingCondition": {"MaxRuntimeInSeconds": 86400, "MaxWaitTimeInSeconds": 172800},
+    }
+    (runner.workspace / "infra" / "job.json").write_text(json.dumps(spot, indent=2), encoding="utf-8")
     runner.run("Run finlint")
+    assert float(runner.outputs["monthly-usd"]) > 10  # FIN201's expected restart waste
     assert runner.outputs["exit-code"] == "1"
 
 

@@ -184,7 +184,7 @@ def test_diff_text_output_shows_new_fixed_and_cost_change(repo: Path) -> None:
     out = result.stdout
     assert "1 new, 1 unchanged, 1 fixed; monthly cost change +$0.00/month" in out
     assert "  new:   infra/nb.yaml:" in out and "FIN301 New" in out
-    assert "  fixed: infra/nb.yaml:" in out and "FIN301 Old (was $45,096/month)" in out
+    assert "  fixed: infra/nb.yaml:" in out and "FIN301 Old (was $10,873/month)" in out
 
 
 def test_diff_markdown_and_path_argument(repo: Path) -> None:

@@ -62,7 +62,7 @@ def test_expand(text: str, expected: str) -> None:
 def test_checkpoint_paths_are_expanded_with_their_chain(tmp_path: Path) -> None:
     (tmp_path / "job.yaml").write_text(JOB)
     (record,) = lint(ScanOptions(paths=[tmp_path])).records
-    paths = {p["path"]: (p["line"], p["source"]) for p in record.extra["checkpoint_paths"]}
+    paths = {p.path: (p.line, p.source) for p in record.checkpoint_paths}
     assert paths["/efs/home/x/checkpoints"] == (
         17,
         "env CKPT_DIR=$(HOME)/checkpoints -> /efs/home/x/checkpoints",

@@ -92,19 +92,19 @@ def test_rendered_lines_land_on_template_lines_and_values_lines() -> None:
     # limits.cpu was written by `toYaml .Values.limits` (template line 24): it came from the
     # values line that set it, and a finding on it points there naming the template
     assert pool.attr_lines["limits.cpu"] == 24
-    sources = pool.extra["value_sources"]
-    assert {k: (v["file"], v["line"]) for k, v in sources.items()} == {
+    sources = {s.attr: s for s in pool.value_sources}
+    assert {k: (v.file, v.line) for k, v in sources.items()} == {
         "limits.cpu": ("fixtures/helm/gpu-pool/values.yaml", 7),
         "limits.memory": ("fixtures/helm/gpu-pool/values.yaml", 8),
     }
-    assert "templates/nodepool.yaml:24" in sources["limits.cpu"]["what"]
+    assert "templates/nodepool.yaml:24" in sources["limits.cpu"].what
 
 
 @needs_sdk
 def test_efs_chart_links_the_rendered_claim_and_points_at_the_mount_line() -> None:
     result = scan(HELM / "efs-training", helm_renderer="sdk")
     assert fin(result, "FIN401") == [("fixtures/helm/efs-training/templates/job.yaml", 16)]
-    (finding,) = result.findings
+    (finding,) = [f for f in result.findings if f.rule_id == "FIN401"]
     assert "release-name-state" in finding.message
 
 
@@ -145,8 +145,8 @@ def test_a_value_set_in_a_values_file_points_there(tmp_path: Path) -> None:
     )
     result = lint(ScanOptions(paths=[chart], loader_options={"helm_renderer": "sdk"}))
     (pool,) = result.records
-    source = pool.extra["value_sources"]["limits.cpu"]
-    assert source["file"].endswith("c/values.yaml") and source["line"] == 5
+    source = pool.value_source("limits.cpu")
+    assert source is not None and source.file.endswith("c/values.yaml") and source.line == 5
 
 
 @needs_sdk

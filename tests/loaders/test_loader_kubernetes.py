@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from finlint.ir import (
+    CheckpointPath,
     ComputePool,
     LoadResult,
     Mount,
@@ -555,10 +556,10 @@ def test_pytorchjob_mounts_from_every_replica_spec() -> None:
         Mount("ckpt", "/checkpoints", claim_name="checkpoints", line=43),
     )
     assert job.line_of("mounts") == 20
-    assert job.extra["checkpoint_paths"] == [
-        {"path": "/checkpoints/llama", "line": 18, "source": "args"},
-        {"path": "/checkpoints/llama", "line": 41, "source": "env CHECKPOINT_DIR"},
-    ]
+    assert job.checkpoint_paths == (
+        CheckpointPath("/checkpoints/llama", 18, "args"),
+        CheckpointPath("/checkpoints/llama", 41, "env CHECKPOINT_DIR"),
+    )
 
 
 def test_job_with_nfs_volume_on_an_efs_dns_name() -> None:
@@ -566,7 +567,7 @@ def test_job_with_nfs_volume_on_an_efs_dns_name() -> None:
     assert job.mounts == (
         Mount("shared-ckpt", "/mnt/ckpt", file_system_ref="fs-0123456789abcdef0", line=18, is_efs=True),
     )
-    assert job.extra["checkpoint_paths"] == [{"path": "/mnt/ckpt/resnet", "line": 16, "source": "command"}]
+    assert job.checkpoint_paths == (CheckpointPath("/mnt/ckpt/resnet", 16, "command"),)
 
 
 def test_statefulset_claim_templates_and_ephemeral_volumes() -> None:
@@ -707,7 +708,7 @@ def test_ack_training_job_with_spot_and_no_checkpoint() -> None:
     assert job.spot is True and job.line_of("spot") == 21
     assert (job.max_runtime_s, job.max_wait_s) == (86400, 172800)  # "86400" given as a string
     assert job.checkpoint_s3_uri is None and job.checkpoint_local_path is None
-    assert job.max_runtime_default_s == 86400 and "86,400" in job.extra["default_note"]
+    assert job.max_runtime_default_s == 86400 and "86,400" in str(job.default_note)
     assert (job.location.line, job.line_of("instance_type"), job.line_of("max_runtime_s")) == (4, 19, 23)
 
 
@@ -949,7 +950,7 @@ def test_a_large_multi_document_file_loads_quickly() -> None:
     start = time.perf_counter()
     result = load_text(text)
     elapsed = time.perf_counter() - start
-    assert len(result.records) == 200
+    assert len(result.records) == 300  # each PyTorchJob: its mounts and its TrainingJob
     assert elapsed < 1.0, elapsed
 
 
@@ -982,6 +983,14 @@ def test_scan_bad_fixtures_fires_the_core_rules_at_the_cause() -> None:
         ("FIN304", "kubernetes/bad/nodepool-v1-category-p.yaml", 18),
         ("FIN304", "kubernetes/bad/nodepool-v1beta1-cpu-only.yaml", 15),
         ("FIN304", "kubernetes/bad/provisioner-v1alpha5-p5.yaml", 9),
+        # Kubernetes training launchers with no runtime limit (the object, or its runPolicy)
+        ("FIN101", "kubernetes/bad/efs-checkpoint-chain/pytorchjob.yaml", 3),
+        ("FIN101", "kubernetes/bad/pytorchjob-fsdp-no-deadline.yaml", 3),
+        ("FIN101", "kubernetes/bad/mpijob-launcher-and-workers.yaml", 8),
+        ("FIN101", "kubernetes/bad/hyperpod-pytorchjob-no-limit.yaml", 2),
+        ("FIN101", "kubernetes/bad/rayjob-gpu-cluster-kept.yaml", 3),
+        ("FIN307", "kubernetes/bad/rayjob-gpu-cluster-kept.yaml", 3),
+        ("FIN301", "kubernetes/bad/raycluster-p5-workers-always-on.yaml", 24),  # always-on Ray workers
     }
 
 
@@ -998,7 +1007,10 @@ def test_scan_efs_chain_needs_all_three_files() -> None:
     chain = FIXTURES / "bad" / "efs-checkpoint-chain"
     # without the StorageClass file, only its name says EFS: reported as EFS by name (issue 11)
     found = _findings([chain / "pvc-checkpoints.yaml", chain / "pytorchjob.yaml"])
-    assert {(rule, Path(file).name) for rule, file, _line in found} == {("FIN401", "pvc-checkpoints.yaml")}
+    assert {(rule, Path(file).name) for rule, file, _line in found} == {
+        ("FIN401", "pvc-checkpoints.yaml"),
+        ("FIN101", "pytorchjob.yaml"),  # the PyTorchJob sets no deadline, whatever its storage
+    }
 
 
 def test_scan_demo() -> None:
@@ -1012,6 +1024,7 @@ def test_scan_demo() -> None:
         ("FIN306", "demo/kubernetes/karpenter-g5-nodepool.yaml", 25),
         ("FIN401", "demo/kubernetes/shared-storage.yaml", 7),  # the claim name
         ("FIN401", "demo/kubernetes/train-job.yaml", 23),
+        ("FIN101", "demo/kubernetes/train-job.yaml", 3),
     }
 
 

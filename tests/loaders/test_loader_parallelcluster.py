@@ -27,10 +27,10 @@ def test_compute_resources() -> None:
     assert p5.pool_kind == "parallelcluster-compute-resource"
     assert p5.instance_types == ("p5.48xlarge",) and p5.line_of("instance_types") == 22
     assert p5.min_size == 2 and p5.line_of("min_size") == 23 and p5.max_size == 2
-    assert p5.capacity_types == ("on-demand",) and p5.extra["queue"] == "gpu" and p5.extra["default_queue"]
+    assert p5.capacity_types == ("on-demand",) and p5.partition == "gpu" and p5.default_partition
     assert p5.extra["scaledown_idletime_min"] == 60
     c5 = found["SlurmQueues/cpu/ComputeResources/c5"]
-    assert c5.instance_types == ("c5.4xlarge",) and c5.min_size == 0 and "default_queue" not in c5.extra
+    assert c5.instance_types == ("c5.4xlarge",) and c5.min_size == 0 and not c5.default_partition
 
 
 def test_shared_storage_created_by_the_cluster() -> None:

@@ -56,7 +56,7 @@ def test_request_without_stopping_condition() -> None:
     assert job.location == ir.Location("fixtures/sagemaker-api/bad/request-no-stopping-condition.json", 1, 28)
     assert job.max_runtime_s is None
     assert job.max_runtime_default_s == 86400
-    assert "1-day (86,400 s) default" in job.extra["default_note"]
+    assert "1-day (86,400 s) default" in str(job.default_note)
     assert "max_runtime_s" not in job.attr_lines
     assert (job.instance_type, job.instance_count, job.volume_size_gb) == ("ml.g5.12xlarge", 1, 100)
     assert job.attr_lines == {

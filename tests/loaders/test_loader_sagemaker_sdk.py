@@ -104,7 +104,7 @@ def test_pipeline_parameters_tuner_and_step_give_one_record() -> None:
     assert job.instance_type == "ml.m5.2xlarge" and job.instance_count == 2
     assert job.runs_multiplier == 20 and job.attr_lines["runs_multiplier"] == 39
     assert job.max_runtime_s == 7200 and job.max_runtime_default_s == 86400
-    assert "Estimator" in job.extra["default_note"]
+    assert "Estimator" in str(job.default_note)
 
 
 def test_argparse_defaults_and_same_condition_guard() -> None:

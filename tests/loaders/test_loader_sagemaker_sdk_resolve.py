@@ -320,7 +320,7 @@ def test_training_step_with_estimator_and_step_args() -> None:
         "Train2",
         3600,
     )
-    assert "ModelTrainer" in second.extra["default_note"]
+    assert "ModelTrainer" in str(second.default_note)
 
 
 def test_remote_bare_decorator_and_remote_executor() -> None:

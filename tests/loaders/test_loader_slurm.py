@@ -74,13 +74,13 @@ def test_directives_fields_and_lines() -> None:
 def test_no_time_is_missing_and_the_directive_after_a_command_is_ignored() -> None:
     job = only_job("#!/bin/bash\n#SBATCH --nodes=2\necho start\n#SBATCH --time=10\nsrun x\n", "run.sh")
     assert job.max_runtime_s is None
-    assert "below the first command" in job.extra["default_note"]
+    assert job.default_note is not None and "below the first command" in job.default_note
 
 
 def test_unlimited_is_no_limit_at_its_line() -> None:
     job = only_job("#SBATCH --time=UNLIMITED\nsrun x\n")
     assert job.max_runtime_s is None and job.line_of("max_runtime_s") == 1
-    assert "sets no limit" in job.extra["default_note"]
+    assert job.default_note is not None and "sets no limit" in job.default_note
 
 
 def test_srun_time_limits_the_step() -> None:
@@ -113,7 +113,7 @@ def test_submission_time_applies_to_the_scanned_script(tmp_path: Path) -> None:
     result = lint(ScanOptions(paths=[tmp_path], display_root=tmp_path))
     (job,) = [r for r in result.records if isinstance(r, ir.TrainingJob)]
     assert job.address == "sbatch:job.sbatch" and job.max_runtime_s == 7200
-    assert "max_runtime_s" not in job.attr_lines and job.extra["inputs"] == ["submit.sh"]
+    assert "max_runtime_s" not in job.attr_lines and job.inputs == ("submit.sh",)
     assert not result.findings
 
 
@@ -121,7 +121,7 @@ def test_parallelcluster_partition_gives_the_instance_type() -> None:
     result = lint(ScanOptions(paths=[ROOT / "fixtures" / "parallelcluster" / "bad"], display_root=ROOT))
     (job,) = [r for r in result.records if isinstance(r, ir.TrainingJob)]
     assert job.instance_type == "p5.48xlarge"  # no --partition: the first queue
-    assert job.extra["inputs"] == ["fixtures/parallelcluster/bad/cluster-config.yaml"]
+    assert job.inputs == ("fixtures/parallelcluster/bad/cluster-config.yaml",)
 
 
 def test_nearest_config() -> None:
@@ -133,7 +133,7 @@ def test_nearest_config() -> None:
     assert nearest_config("x/job.sbatch", ["y/only.yaml"]) is None  # elsewhere, no partition
     only = {
         "y/only.yaml": [
-            ir.ComputePool("q", ir.Location("y/only.yaml", 1, 1), "parallelcluster", extra={"queue": "gpu"})
+            ir.ComputePool("q", ir.Location("y/only.yaml", 1, 1), "parallelcluster", partition="gpu")
         ]
     }
     assert nearest_config("x/job.sbatch", ["y/only.yaml"], "gpu", only) == "y/only.yaml"

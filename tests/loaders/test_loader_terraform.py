@@ -47,7 +47,7 @@ def test_fixture_training_job_from_tfvars(platform: dict[str, ir.Record]) -> Non
     assert job.instance_type == "ml.p4d.24xlarge"  # terraform.tfvars, not the .example
     assert job.name == "llm-research-pretrain"  # tfvars env through a local
     assert job.max_runtime_s is None and job.max_runtime_default_s == 86400
-    assert job.extra["default_note"].startswith("SageMaker's default of 1 day")
+    assert str(job.default_note).startswith("SageMaker's default of 1 day")
     assert (job.location.file, job.location.line, job.location.end_line) == ("training.tf", 2, 20)
     assert job.attr_lines["instance_type"] == 12 and job.attr_lines["instance_count"] == 13
     assert job.launcher == "terraform" and job.source_format == "terraform"

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from tests.conftest import scan_files
 
-from finlint.ir import Alternatives, TrainingJob, Unknown
+from finlint.ir import Alternatives, Launches, TrainingJob, Unknown
 from finlint.loaders.sagemaker_sdk.loader import load_file
 
 HEADER = "from sagemaker.pytorch import PyTorch\n"
@@ -62,12 +62,12 @@ for run in {3600, 3600, 7200}:
 """
     )
     named, ranged, enumerated, zipped, a_set = found
-    assert isinstance(named.instance_type, Alternatives) and named.extra["launches"] == 2
+    assert isinstance(named.instance_type, Alternatives) and named.launches.count == 2
     assert isinstance(ranged.instance_count, Alternatives) and ranged.instance_count.options == (1, 2)
     assert isinstance(enumerated.instance_type, Alternatives)
     assert type(enumerated.instance_count) is Unknown  # arithmetic on the index: plain unknown
     assert isinstance(zipped.max_runtime_s, Alternatives) and zipped.max_runtime_s.options == (3600, 7200)
-    assert isinstance(a_set.max_runtime_s, Alternatives) and a_set.extra["launches"] == 2
+    assert isinstance(a_set.max_runtime_s, Alternatives) and a_set.launches.count == 2
 
 
 def test_tuple_targets_take_each_column_pairing_is_lost() -> None:
@@ -89,7 +89,7 @@ def test_one_item_is_the_value_itself() -> None:
         """
     )
     assert job.instance_type == "ml.p5.48xlarge"
-    assert job.extra["launches"] == 1  # one trip: one launch
+    assert job.launches.count == 1  # one trip: one launch
 
 
 @pytest.mark.parametrize(
@@ -116,12 +116,12 @@ def test_non_literal_iterables_keep_an_unknown_loop_variable(loop: str) -> None:
     )
     (job,) = jobs(code)
     assert type(job.instance_type) is Unknown
-    assert "launches" in job.extra  # a launch in a loop is recorded either way
+    assert job.launches is not None  # a launch in a loop is recorded either way
     if loop in ("for itype in BIG:", "for itype in [args.a, args.b]:"):
         assert job.instance_type.reason == "loop variable"
-        assert job.extra["launches"] in (9, 2)  # the trip count of a literal is known
+        assert job.launches.count in (9, 2)  # the trip count of a literal is known
     else:
-        assert job.extra["launches"] is None and "not over literal values" in job.extra["launches_why"]
+        assert job.launches.count is None and "not over literal values" in str(job.launches.why)
 
 
 # --- rules on loop alternatives --------------------------------------------------------------------
@@ -234,8 +234,8 @@ for seed in range(3):
 last.fit()
 """
     )
-    assert "launches" not in helper.extra
-    assert "launches" not in outside.extra
+    assert helper.launches is None
+    assert outside.launches is None
 
 
 def test_boto3_and_tuners_in_loops() -> None:
@@ -257,8 +257,8 @@ for metric in ["loss", "acc"]:
     HyperparameterTuner(est, "loss", {}, max_jobs=5).fit()
 """
     )
-    assert api.extra["launches"] == 3 and api.extra["launch_loops"] == (5,)
-    assert tuned.extra["launches"] == 2 and tuned.runs_multiplier == 5
+    assert api.launches == Launches(3, (5,))
+    assert tuned.launches.count == 2 and tuned.runs_multiplier == 5
 
 
 def test_records_with_loop_values_pickle() -> None:
@@ -271,4 +271,4 @@ def test_records_with_loop_values_pickle() -> None:
     back = pickle.loads(pickle.dumps(job))
     assert isinstance(back.instance_type, Alternatives)
     assert back.instance_type.options == job.instance_type.options  # type: ignore[union-attr]
-    assert back.extra["launches"] == 2
+    assert back.launches.count == 2

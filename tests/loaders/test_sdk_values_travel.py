@@ -11,7 +11,7 @@ from pathlib import Path
 
 from tests.conftest import scan_paths
 
-from finlint.ir import TrainingJob, Unknown
+from finlint.ir import TrainingJob, Unknown, ValueSource
 from finlint.loaders.sagemaker_sdk.loader import load_file
 
 HEADER = "from sagemaker.pytorch import PyTorch\nfrom sagemaker.estimator import Estimator\n"
@@ -194,11 +194,7 @@ def test_yaml_config_next_to_the_script(tmp_path: Path) -> None:
     assert job.instance_type == "ml.p5.48xlarge"
     assert job.instance_count == 1 and job.max_runtime_s == 7200
     assert job.spot is False  # absent from a known config: the .get default
-    assert job.extra["value_sources"]["instance_type"] == {
-        "file": "config.yaml",
-        "line": 2,
-        "what": "config file",
-    }
+    assert job.value_source("instance_type") == ValueSource("instance_type", "config.yaml", 2, "config file")
 
 
 def test_json_config_with_os_path_and_with_statement(tmp_path: Path) -> None:
@@ -217,8 +213,8 @@ def test_json_config_with_os_path_and_with_statement(tmp_path: Path) -> None:
     job = one(tmp_path, {"launch.py": code, "conf/job.json": conf})
     assert job.instance_type == "ml.g5.2xlarge" and job.max_runtime_s == 5400
     assert job.attr_lines["instance_type"] == 9  # the ** line in the script
-    assert job.extra["value_sources"]["max_runtime_s"]["file"] == "conf/job.json"
-    assert job.extra["value_sources"]["max_runtime_s"]["line"] == 4
+    source = job.value_source("max_runtime_s")
+    assert source is not None and (source.file, source.line) == ("conf/job.json", 4)
 
 
 def test_omegaconf_and_argparse_default_path(tmp_path: Path) -> None:
@@ -497,11 +493,9 @@ trainer.train()
 def test_defaults_file_next_to_a_remote_function(tmp_path: Path) -> None:
     job = one(tmp_path, {"launch.py": REMOTE, "config.yaml": SDK_DEFAULTS})
     assert job.instance_type == "ml.p5.48xlarge"
-    assert job.extra["value_sources"]["instance_type"] == {
-        "file": "config.yaml",
-        "line": 6,
-        "what": "SageMaker SDK defaults file",
-    }
+    assert job.value_source("instance_type") == ValueSource(
+        "instance_type", "config.yaml", 6, "SageMaker SDK defaults file"
+    )
 
 
 def test_defaults_file_fills_only_the_model_trainer_arguments_not_passed(tmp_path: Path) -> None:
@@ -514,7 +508,8 @@ def test_defaults_file_named_by_the_override_variable(tmp_path: Path) -> None:
     code = "import os\nos.environ['SAGEMAKER_USER_CONFIG_OVERRIDE'] = 'sm/defaults.yaml'\n" + REMOTE
     job = one(tmp_path, {"launch.py": code, "sm/defaults.yaml": SDK_DEFAULTS})
     assert job.instance_type == "ml.p5.48xlarge"
-    assert job.extra["value_sources"]["instance_type"]["file"] == "sm/defaults.yaml"
+    source = job.value_source("instance_type")
+    assert source is not None and source.file == "sm/defaults.yaml"
     env = {"nb/launch.py": REMOTE, "nb/.env": "SAGEMAKER_USER_CONFIG_OVERRIDE=../conf\n"}
     job = one(tmp_path / "e", {**env, "conf/config.yaml": SDK_DEFAULTS}, "nb/launch.py")
     assert job.instance_type == "ml.p5.48xlarge"
@@ -668,7 +663,7 @@ def test_records_list_the_files_their_values_came_from(tmp_path: Path) -> None:
         "config.yaml": "unrelated: true\n",  # next to the script, but not an SDK defaults file
     }
     job = one(tmp_path, files)
-    assert job.extra["inputs"] == ("conf/train.yaml", "settings.py")
+    assert job.inputs == ("conf/train.yaml", "settings.py")
 
 
 def test_a_helper_first_reached_from_a_value_only_evaluation_keeps_its_launch(tmp_path: Path) -> None:

@@ -118,9 +118,7 @@ def test_eks_module_groups_defaults_lists_and_string_sizes(tmp_path: Path) -> No
     a100 = found['module.eks.module.self_managed_node_group["a100"].aws_autoscaling_group.this']
     assert a100.instance_types == ("p4d.24xlarge",)
     assert a100.min_size == 0  # v20: self-managed groups default to min 0
-    assert (
-        a100.extra["finding_note"] == "; module defaults: min_size 0, desired_size 1 (not set in the group)"
-    )
+    assert a100.finding_note == "; module defaults: min_size 0, desired_size 1 (not set in the group)"
 
 
 def test_eks_module_default_min_size_depends_on_the_version(tmp_path: Path) -> None:

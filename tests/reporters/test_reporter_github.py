@@ -10,6 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from finlint.cli import main
+from finlint.cost.totals import Totals, totals
 from finlint.finding import Cost, Finding
 from finlint.reporters import ReportContext, github
 from finlint.reporters.github import annotation, escape_property, select
@@ -70,8 +71,9 @@ def test_annotations_ranked_by_dollars_with_summary(tmp_path: Path, monkeypatch:
     notice = next(line for line in lines if line.startswith("::notice title=finlint::"))
     assert "3 more finding(s)" in notice and "/month" in notice
     more = re.search(r"\$([\d,]+)/month", notice)
-    assert more and int(more.group(1).replace(",", "")) > 27_000  # two p5 notebooks and the cheap job
-    assert lines[-1].startswith("finlint: 13 finding(s), estimated impact $")
+    # two p5 notebooks at 176 active h ($10,873 each) and the cheap job
+    assert more and int(more.group(1).replace(",", "")) > 21_000
+    assert lines[-1].startswith("finlint: 13 finding(s), avoidable $")
 
 
 def test_severity_levels_and_suppressed_not_annotated(
@@ -119,7 +121,7 @@ def test_step_summary(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     run(scan_dir, monkeypatch)
     text = summary.read_text("utf-8")
     assert text.startswith("earlier step\n<!-- finlint-report -->")  # appended, never truncated
-    assert "## finlint: $36.48/month estimated impact" in text
+    assert "## finlint: $0.00/month avoidable (savings + expected waste) · $36.48/month exposure" in text
 
 
 def test_context_is_unused_by_annotations() -> None:
@@ -135,8 +137,8 @@ def test_context_is_unused_by_annotations() -> None:
         def active(self) -> list[Finding]:
             return []
 
-        def monthly_usd(self) -> float:
-            return 0.0
+        def totals(self) -> Totals:
+            return totals([])
 
     assert github.render(Empty(), ReportContext()) == "finlint: 0 finding(s)\n"  # type: ignore[arg-type]
 
@@ -146,6 +148,6 @@ def test_render_only_formats(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     summary = tmp_path / "summary.md"
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
     f = Finding("FIN101", "x", "high", "a.yaml", 3, 3, "Job", "no max runtime")
-    result = type("R", (), {"active": lambda self: [f], "monthly_usd": lambda self: 0.0})()
+    result = type("R", (), {"active": lambda self: [f], "totals": lambda self: totals([f])})()
     github.render(result, ReportContext())
     assert not summary.exists()

@@ -98,14 +98,15 @@ def test_schemas_reject_what_gitlab_rejects() -> None:
 def test_demo_report_is_valid_and_ranked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     data = report(DEMO.parent.parent, monkeypatch, "fixtures/demo")
     assert_valid(data)
-    assert len(data) == 27  # every active demo finding but FIN302 (ignored here; the text count is 30)
+    assert len(data) == 28  # every active demo finding but FIN302 (ignored here; the text count is 31)
     top = data[0]
-    assert top["check_name"] == "FIN301" and top["severity"] == "critical"
+    # the dearest first: FIN304's exposure, one p6-b200.48xlarge node-month ($113.9328/h x 730)
+    assert top["check_name"] == "FIN304" and top["severity"] == "critical"
     assert top["location"] == {
         "path": "fixtures/demo/kubernetes/karpenter-gpu-nodepool.yaml",
         "lines": {"begin": 17, "end": 17},
     }
-    assert "$46,206/month, risk" in top["description"]
+    assert "$83,171/month, exposure" in top["description"]
     assert all(e["description"].startswith(e["check_name"] + " ") for e in data)
 
 
@@ -122,7 +123,7 @@ def test_dollars_in_description_and_suppressed_left_out(
     by_path = {(e["location"]["path"], e["check_name"]): e for e in data}
     assert set(by_path) == {("infra/notebook.yaml", "FIN301"), ("jobs/train.json", "FIN101")}
     job = by_path[("jobs/train.json", "FIN101")]
-    assert "(estimated $36.48/month, risk)" in job["description"]  # ml.g5.2xlarge $1.52/h x 24 h cap
+    assert "(estimated $36.48/month, exposure)" in job["description"]  # ml.g5.2xlarge $1.52/h x 24 h cap
     assert job["severity"] == "critical"
     assert "ReservedNotebook" not in json.dumps(data)  # suppressed in source with a reason
 
@@ -200,8 +201,14 @@ def test_auto_detect() -> None:
 @pytest.mark.parametrize(
     ("env", "check"),
     [
-        ({"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": ""}, lambda out: out.startswith("::error file=")),
-        ({"GITLAB_CI": "true"}, lambda out: json.loads(out)[0]["check_name"] == "FIN301"),
+        (
+            {"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": ""},
+            lambda out: "::error file=infra/notebook.yaml,line=6," in out,
+        ),
+        (
+            {"GITLAB_CI": "true"},
+            lambda out: json.loads(out)[0]["check_name"] == "FIN302",
+        ),  # the dearest first
         ({}, lambda out: "finding(s)" in out.splitlines()[-1] and not out.startswith("[")),
     ],
 )

@@ -192,7 +192,10 @@ def test_scan_headline_and_charts_carry_the_json_numbers(demo: dict[str, Any]) -
     total = data["summary"]["monthly_usd"]
     headline = doc.find(id="total")
     assert float(headline.attrs["data-usd"]) == pytest.approx(total, abs=0.01)
-    assert headline.text().startswith(usd_text(total)) and usd_text(total) == "$179,622"
+    assert headline.text().startswith(usd_text(total)) and usd_text(total) == "$126,046"
+    assert float(doc.find(id="exposure").attrs["data-usd"]) == pytest.approx(
+        data["summary"]["exposure_usd"], abs=0.01
+    )
 
     active = [f for f in data["findings"] if "suppressed" not in f and not f.get("baseline")]
     per_rule: dict[str, float] = defaultdict(float)
@@ -211,35 +214,54 @@ def test_scan_headline_and_charts_carry_the_json_numbers(demo: dict[str, Any]) -
             key = (bar.attrs["data-label"], seg.attrs["data-kind"])
             assert float(seg.attrs["data-usd"]) == pytest.approx(per_rule_kind[key], abs=0.02)
             hatched = seg.attrs["fill"] == f"url(#by-rule-{seg.attrs['data-kind']})"
-            assert hatched == (seg.attrs["data-kind"] == "risk")
-    assert doc.find("pattern", id="by-rule-risk")
+            assert hatched == (seg.attrs["data-kind"] == "exposure")
+    assert doc.find("pattern", id="by-rule-exposure")
     visible = [t.text() for t in doc.find("svg", id="by-rule").find_all("text", class_="value")]
     assert visible[0] == usd_text(max(per_rule.values()))
     # by resource: the top 11, then the rest in one bar; together the total
     by_resource = bars(doc, "by-resource")
     assert len(by_resource) == 12 and list(by_resource)[-1].endswith("other resources")
-    assert sum(by_resource.values()) == pytest.approx(total, abs=0.05)
-    assert by_resource["ResearchNotebook"] == pytest.approx(45096.48, abs=0.01)
+    avoidable = {
+        bar.attrs["data-label"]: sum(
+            float(s.attrs["data-usd"]) for s in bar.find_all("rect") if s.attrs["data-kind"] != "exposure"
+        )
+        for bar in doc.find("svg", id="by-resource").find_all("g")
+    }
+    assert sum(avoidable.values()) == pytest.approx(total, abs=0.05)  # savings + waste segments: the headline
+    # FIN301's saving at 176 active h plus FIN302's 554 idle h: the notebook's own bill, not more
+    assert avoidable["ResearchNotebook"] == pytest.approx((63.296 - 1.52) * 176 + 63.296 * 554, abs=0.01)
+    assert avoidable["ResearchNotebook"] <= 63.296 * 730
 
 
-def test_scan_stats_split_risk_ceilings_from_savings(demo: dict[str, Any]) -> None:
+def test_scan_stats_split_exposure_from_savings_and_waste(demo: dict[str, Any]) -> None:
     doc, data = demo["scan"], demo["json"]
-    kinds: dict[str, float] = defaultdict(float)
-    for f in data["findings"]:
-        if f["cost"] and f["cost"]["monthly_usd"] is not None:
-            kinds[f["cost"]["kind"]] += f["cost"]["monthly_usd"]
+    kinds = {
+        k: 0.0
+        for f in data["findings"]
+        if f["cost"] and f["cost"]["monthly_usd"] is not None
+        for k in [f["cost"]["kind"]]
+    }
+    summary = data["summary"]
     stats = {li.attrs["data-kind"]: float(li.attrs["data-usd"]) for li in doc.find_all("li", class_="stat")}
-    assert stats == pytest.approx(dict(kinds), abs=0.05)
+    assert stats == pytest.approx(
+        {
+            "savings": summary["savings_usd"],
+            "waste": summary["waste_usd"],
+            "exposure": summary["exposure_usd"],
+        },
+        abs=0.05,
+    )
+    assert summary["savings_usd"] + summary["waste_usd"] == pytest.approx(summary["monthly_usd"], abs=0.02)
     counts = {k: sum(1 for f in data["findings"] if f["cost"] and f["cost"]["kind"] == k) for k in kinds}
     for kind, count in counts.items():
         assert doc.find("li", **{"data-kind": kind}).text().endswith(f"/month{count} finding(s)")
-    assert "not expected spend" in doc.find("li", **{"data-kind": "risk"}).text()
+    assert "conditional, never added" in doc.find("li", **{"data-kind": "exposure"}).text()
 
 
 def test_findings_table_rows_basis_and_assumptions(demo: dict[str, Any]) -> None:
     doc, data = demo["scan"], demo["json"]
     rows = doc.find("table", id="findings").find("tbody").find_all("tr")
-    assert len(rows) == data["summary"]["findings"] == 30
+    assert len(rows) == data["summary"]["findings"] == 31
     dollars = [float(r.find_all("td")[4].attrs["data-sort"]) for r in rows]
     # ranked by dollars without any script; a rule without a cost model (-2) ranks with $0.00
     assert [max(d, 0.0) for d in dollars] == sorted((max(d, 0.0) for d in dollars), reverse=True)
@@ -341,7 +363,7 @@ def test_suppressed_findings_are_listed_apart(tmp_path: Path) -> None:
     assert "reserved for the quarterly pre-training run" in row.text()
     main_rows = doc.find("table", id="findings").find("tbody").find_all("tr")
     assert [r.find_all("td")[2].text() for r in main_rows] == ["ResearchNotebook"]
-    assert float(doc.find(id="total").attrs["data-usd"]) == pytest.approx(45096.48, abs=0.01)
+    assert float(doc.find(id="total").attrs["data-usd"]) == pytest.approx((63.296 - 1.52) * 176, abs=0.01)
 
 
 def test_baseline_comparison_marks_new_findings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -367,8 +389,9 @@ def test_baseline_comparison_marks_new_findings(tmp_path: Path, monkeypatch: pyt
     )
     doc = parse(Path("r.html").read_text("utf-8"))
     change = doc.find("li", **{"data-kind": "change"})
-    assert float(change.attrs["data-usd"]) == pytest.approx(36.48, abs=0.01)  # the new FIN101 risk
-    assert "+$36.48/month" in change.text() and "1 new, 0 fixed, 1 unchanged" in change.text()
+    # the new FIN101 figure is an exposure ($36.48 if a run gets stuck): no avoidable change
+    assert float(change.attrs["data-usd"]) == pytest.approx(0.0, abs=0.01)
+    assert "±$0.00/month" in change.text() and "1 new, 0 fixed, 1 unchanged" in change.text()
     (row,) = doc.find("table", id="findings").find("tbody").find_all("tr")
     assert row.find_all("td")[2].text() == "demo-classifier" and row.find_all("td")[6].text().startswith(
         "new "
@@ -574,7 +597,7 @@ def test_browser_sorts_the_table(browser: Browser, demo: dict[str, Any]) -> None
 @needs_chromium
 def test_browser_without_javascript(browser: Browser, demo: dict[str, Any]) -> None:
     browser.open(demo["scan_path"].as_uri(), javascript=False)
-    assert browser.evaluate("document.querySelectorAll('#findings tbody tr').length") == 30
+    assert browser.evaluate("document.querySelectorAll('#findings tbody tr').length") == 31
     assert browser.evaluate("document.querySelectorAll('#findings th button').length") == 0
     assert (
         browser.evaluate("document.querySelectorAll('svg.chart g.bar').length")

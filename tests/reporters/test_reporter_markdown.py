@@ -34,14 +34,18 @@ def test_total_on_top_and_ranked_by_dollars(tmp_path: Path, monkeypatch: pytest.
     assert code == 1
     lines = text.splitlines()
     assert lines[0] == MARKER
-    assert lines[1].startswith("## finlint: $45,133") and lines[1].endswith("/month estimated impact")
+    # FIN301's saving at 176 active h is avoidable; FIN101's $36.48 is an exposure, shown apart
+    assert (
+        lines[1] == "## finlint: $10,873/month avoidable (savings + expected waste) · "
+        "$36.48/month exposure if it happens (not added)"
+    )
     assert "**2 finding(s)** (2 high) in 2 file(s)" in text
     rows = [line for line in lines if line.startswith("| 🔴")]
     assert [r.split("|")[2].strip().split()[0] for r in rows] == [
         "FIN301",
         "FIN101",
     ]  # dollars, not path order
-    assert "`z-notebook.yaml:6`" in rows[0] and "$45,096" in rows[0] and "| $36.48 |" in rows[1]
+    assert "`z-notebook.yaml:6`" in rows[0] and "$10,873" in rows[0] and "| $36.48 |" in rows[1]
     assert "<details><summary>How the dollars are computed (2)</summary>" in text
     assert "ml.p5.48xlarge $" in text.split("<details>")[1]  # the basis, folded
 
@@ -75,8 +79,9 @@ def test_with_baseline_shows_new_fixed_and_cost_change(
     code, out = markdown(tmp_path, monkeypatch, "--baseline", "b/base.json")
     assert code == 1
     head = out.splitlines()[1]
-    assert head.startswith("## finlint: −$45,060") and head.endswith("/month against baseline b/base.json")
-    assert "1 new (+$36.48) · 1 fixed (−$45,096" in out
+    # avoidable spend only: the fixed saving goes, the new FIN101 exposure ($36.48) is not added
+    assert head.startswith("## finlint: −$10,873") and head.endswith("/month against baseline b/base.json")
+    assert "1 new (±$0.00) · 1 fixed (−$10,873" in out
     new, fixed = out.split("### New findings (1)")[1].split("### Fixed findings (1)")
     assert "demo-classifier" in new and "ResearchNotebook" not in new
     assert "| ✅ high | FIN301 `oversized-p5` | `ResearchNotebook` | `n.yaml:6` |" in fixed

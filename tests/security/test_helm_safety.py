@@ -400,4 +400,5 @@ def test_the_sdk_render_keeps_template_lines_through_the_child(tmp_path: Path) -
     (pool,) = result.records
     assert pool.location.file.endswith("gpu-pool/templates/nodepool.yaml")
     assert pool.attr_lines["requirements"] == 10
-    assert pool.extra["value_sources"]["limits.cpu"]["line"] == 5
+    source = pool.value_source("limits.cpu")
+    assert source is not None and source.line == 5

@@ -117,7 +117,20 @@ def emit(result: ScanResult, context: ReportContext, targets: list[tuple[str, Pa
 
 
 #: what a scan parses and a report or baseline never is (both are JSON or other suffixes)
-_INPUT_SUFFIXES = (".yaml", ".yml", ".tf", ".tfvars", ".py", ".ipynb", ".template", ".tpl", ".tmpl", ".j2")
+_INPUT_SUFFIXES = (
+    ".yaml",
+    ".yml",
+    ".tf",
+    ".tfvars",
+    ".py",
+    ".ipynb",
+    ".template",
+    ".tpl",
+    ".tmpl",
+    ".j2",
+    ".yaml-template",
+    ".yml-template",
+)
 
 
 def is_input(path: Path, roots: tuple[Path, ...]) -> bool:

@@ -24,7 +24,7 @@ findings the given files are part of.
   launchers that run a changed training script (its ``entry_point``/``source_dir``: FIN601
   needs the job's instance type).
 * **What is reported**: a finding whose location is in a given file, or whose chain includes a
-  given file: its ``chain_files`` (from the linking pass), ``record.extra["inputs"]``
+  given file: its ``chain_files`` (from the linking pass), ``record.inputs``
   (files a loader read the record's values from: config files, SDK defaults), or the
   :class:`Unit` it belongs to (:mod:`.units`: a Terraform directory with its tfvars reaches its
   own records and those of the local modules it calls; a chart's templates share its values
@@ -47,7 +47,6 @@ from finlint.finding import Finding
 
 __all__ = [
     "HOOKS",
-    "INPUTS_KEY",
     "ContextHook",
     "ContextPlan",
     "RepoIndex",
@@ -57,9 +56,6 @@ __all__ = [
     "plan",
     "sniff_text",
 ]
-
-#: a record's loader may list the other files it read values from here (display paths)
-INPUTS_KEY = "inputs"
 
 
 @dataclass
@@ -95,9 +91,7 @@ class ContextPlan:
         out.update(finding.chain_files)
         record = finding.record
         if record is not None:
-            inputs = record.extra.get(INPUTS_KEY) if record.extra else None
-            if isinstance(inputs, (list, tuple)):
-                out.update(str(f) for f in inputs)
+            out.update(record.inputs)
         for unit in self.units:
             if finding.file in unit.members:
                 out.update(unit.shared)

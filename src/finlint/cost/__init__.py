@@ -14,7 +14,7 @@ from finlint.cost.bounds import finite_cost
 from finlint.cost.common import CostContext, CostSettings, per_launch_note
 from finlint.cost.pricing import PricingError
 from finlint.cost.usage import UsageFileError
-from finlint.finding import Cost, Finding
+from finlint.finding import Cost, CountedOnce, Finding
 from finlint.ir import Notice, Record
 
 ModelFn = Callable[[Finding, CostContext], Cost]
@@ -42,7 +42,7 @@ def price_findings(
             continue
         model = models.get(f.cost_model)
         if model is None:
-            f.cost = Cost(None, None, "risk", "", {}, reason=f"unknown cost model {f.cost_model!r}")
+            f.cost = Cost(None, None, "exposure", "", {}, reason=f"unknown cost model {f.cost_model!r}")
             continue
         f.cost = _total(model, f, ctx)
         _per_launch(f)
@@ -75,7 +75,7 @@ def _one(model: ModelFn, finding: Finding, ctx: CostContext) -> Cost:
         cost = model(finding, ctx)
     except (OverflowError, ZeroDivisionError, ValueError) as exc:
         reason = f"the inputs are out of range for the {finding.cost_model} model ({exc})"
-        return Cost(None, None, "risk", f"Not priced: {reason}.", {}, reason=reason)
+        return Cost(None, None, "exposure", f"Not priced: {reason}.", {}, reason=reason)
     return finite_cost(cost)
 
 
@@ -85,16 +85,18 @@ def _count_storage_once(findings: Iterable[Finding]) -> None:
     The other findings keep their basis, with a zero monthly figure that says where it is counted,
     so the total is not inflated.
     """
-    counted: dict[str, Finding] = {}
+    counted: dict[CountedOnce, Finding] = {}
     for f in sorted(findings, key=lambda f: (f.file, f.line)):
         cost = f.cost
         if cost is None or cost.monthly_usd is None or not f.active:
             continue
-        # "storage": one EFS bill; "once": one pool's risk ceiling seen by two rules (FIN301, FIN304)
-        key = cost.assumptions.get("storage") or cost.assumptions.get("once")
-        if not key:
+        # one EFS bill seen through a claim and the workload that mounts it (rules of different
+        # kinds on one resource are de-duplicated by finlint.cost.totals instead)
+        key = cost.counted_once
+        if key is None:
             continue
-        if key not in counted or (counted[key].resource != key and f.resource == key):
+        # the first finding counts it, unless a later one is on the resource the bill belongs to
+        if key not in counted or (counted[key].resource != key.resource and f.resource == key.resource):
             if key in counted:
                 _zero(counted[key], f)
             counted[key] = f

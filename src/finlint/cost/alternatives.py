@@ -34,7 +34,7 @@ def price_alternatives(finding: Finding, price: Pricer) -> Cost | None:
     shown = "; ".join(f"{name} {value.shown()}" for name, value in fields.items())
     product = itertools.product(*(v.options for v in fields.values()))
     combos = list(itertools.islice(product, MAX_COMBINATIONS + 1))
-    kind = "risk"
+    kind = "exposure"
     if len(combos) > MAX_COMBINATIONS:
         reason = f"depends on which branch runs ({shown}): more than {MAX_COMBINATIONS} combinations"
         return Cost(None, None, kind, f"Not priced: {reason}.", {}, reason=reason)
@@ -63,4 +63,11 @@ def price_alternatives(finding: Finding, price: Pricer) -> Cost | None:
         "alternatives": {k: list(v.options) for k, v in fields.items()},
         "priced_alternative": chosen,
     }
-    return Cost(cheapest.monthly_usd, cheapest.per_run_usd, cheapest.kind, basis, assumptions)
+    return Cost(
+        cheapest.monthly_usd,
+        cheapest.per_run_usd,
+        cheapest.kind,
+        basis,
+        assumptions,
+        counted_once=cheapest.counted_once,
+    )

@@ -82,6 +82,17 @@ class Breakdown:
     def total_monthly_usd(self) -> float:
         return sum(i.monthly_usd for i in self.items if i.monthly_usd is not None)
 
+    @property
+    def priced(self) -> int:
+        """How many resources the total covers (the others are not priced, each with its reason)."""
+        return sum(1 for i in self.items if i.monthly_usd is not None)
+
+    def coverage(self) -> str:
+        """``for 3 of 5 resources`` when some are not priced, else ``""``: a total never hides a gap."""
+        if self.priced == len(self.items):
+            return ""
+        return f"for {self.priced} of {len(self.items)} resources"
+
     def to_json(self) -> dict[str, Any]:
         return {
             "region": self.region,
@@ -89,6 +100,7 @@ class Breakdown:
             "resources": [i.to_json() for i in self.items],
             "total_monthly_usd": round(self.total_monthly_usd, 2),
             "unpriced": sum(1 for i in self.items if i.monthly_usd is None),
+            "priced": self.priced,
             "notices": self.notices,
         }
 
@@ -353,7 +365,8 @@ def render_text(b: Breakdown) -> str:
         lines.append(f"{'':>12}  {'':>11}    {detail}")
     usage = f", usage file {b.usage_file}" if b.usage_file else ", default usage assumptions"
     lines.append("")
-    lines.append(f"Total: {usd(b.total_monthly_usd)}/month (region {b.region}{usage}).")
+    covers = f" {b.coverage()}" if b.coverage() else ""
+    lines.append(f"Total: {usd(b.total_monthly_usd)}/month{covers} (region {b.region}{usage}).")
     unpriced = sum(1 for i in b.items if i.monthly_usd is None)
     if unpriced:
         lines.append(f"{unpriced} resource(s) not priced (see the reason on each line).")

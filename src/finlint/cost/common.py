@@ -20,7 +20,7 @@ from finlint.cost.pricing import (
 from finlint.cost.usage import HOURS_PER_MONTH, Usage, load_usage
 from finlint.domain.sagemaker import runtime_cap
 from finlint.finding import Cost, Finding
-from finlint.ir import LAUNCH_LOOPS_KEY, LAUNCHES_KEY, LAUNCHES_WHY_KEY, Record, TrainingJob, is_unknown
+from finlint.ir import Record, TrainingJob, is_unknown
 
 __all__ = ["HOURS_PER_MONTH"]  # re-exported: the models import it from here
 
@@ -192,7 +192,7 @@ def jobs_per_run(record: TrainingJob) -> tuple[int, str]:
     mult = record.runs_multiplier
     if isinstance(mult, int) and not isinstance(mult, bool) and 1 < mult <= bounds.MAX_INSTANCES:
         jobs, parts = mult, [f"{mult} jobs per tuning run"]
-    launches = record.extra.get(LAUNCHES_KEY)
+    launches = record.launches.count if record.launches is not None else None
     if not isinstance(launches, int) or isinstance(launches, bool):
         launches = 1
     if 1 < launches <= bounds.MAX_INSTANCES // jobs:
@@ -203,16 +203,16 @@ def jobs_per_run(record: TrainingJob) -> tuple[int, str]:
 
 def per_launch_note(record: Record | None) -> str:
     """The basis sentence of a job launched in a loop whose trip count is unknown ('' otherwise)."""
-    if not isinstance(record, TrainingJob) or LAUNCHES_KEY not in record.extra:
+    if not isinstance(record, TrainingJob) or record.launches is None:
         return ""
-    if record.extra[LAUNCHES_KEY] is not None:
+    if record.launches.count is not None:
         return ""
-    why = record.extra.get(LAUNCHES_WHY_KEY)
+    why = record.launches.why
     return f" Per launch; the loop's trip count is unknown ({_loops(record)}{': ' + why if why else ''})."
 
 
-def _loops(record: Record) -> str:
-    lines = [str(line) for line in record.extra.get(LAUNCH_LOOPS_KEY, ())]
+def _loops(record: TrainingJob) -> str:
+    lines = [str(line) for line in (record.launches.loop_lines if record.launches else ())]
     if len(lines) == 1:
         return f"the loop at line {lines[0]}"
     return f"the loops at lines {', '.join(lines[:-1])} and {lines[-1]}" if lines else "a loop"

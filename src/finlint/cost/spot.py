@@ -41,7 +41,7 @@ from finlint.cost.common import (
 from finlint.cost.usage import hourly_interruption_rate
 from finlint.finding import Cost, Finding
 
-KIND = "risk"
+KIND = "waste"  # expected: interruption probability x lost hours
 
 
 def expected_hours(rate: float, work_h: float, restart_h: float = 0.0) -> float:
@@ -211,5 +211,8 @@ def _price(finding: Finding, ctx: CostContext, local_path: bool) -> Cost:
         "prices": quote_json(quote),
     }
     if local_path:
+        # conditional on the script writing outside the synced path, which the scan cannot see:
+        # what it loses if it does, not an expected loss
         assumptions["condition"] = "the training script writes checkpoints outside the synced local path"
+        return Cost(monthly, per_run, "exposure", basis, assumptions)
     return Cost(monthly, per_run, KIND, basis, assumptions)

@@ -18,6 +18,8 @@ from finlint.errors import LocatedError
 #: AWS's and Infracost's month; the default of the `hours_per_month` usage parameter, used by
 #: every model that bills by the hour.
 HOURS_PER_MONTH = 730.0
+#: hours a notebook is really used per month: 8 h x 22 working days, an assumption (FIN301, FIN302)
+ACTIVE_HOURS_PER_MONTH = 176.0
 
 DEFAULT_FILE = "finlint-usage.yml"
 MAX_USAGE_BYTES = 4 * 1024 * 1024  # a usage file is hand-written: a few KiB
@@ -77,11 +79,29 @@ PARAMS: dict[str, Param] = {
     "hours_per_month": Param(
         int(HOURS_PER_MONTH), _num(0, 744), "hours (0-744)", "730 h, AWS's and Infracost's month"
     ),
+    "active_hours_per_month": Param(
+        int(ACTIVE_HOURS_PER_MONTH),
+        _num(0, 744),
+        "hours (0-744)",
+        "176 h = 8 h x 22 working days of use, an assumption (FIN301 prices these hours, FIN302 the rest)",
+    ),
     "expected_runtime_hours": Param(
         None, _opt(_num(0, 8760, lo_open=True)), "hours (0-8,760)", "none: a job is assumed to run to its cap"
     ),
     "stuck_runs_per_month": Param(
         1, _num(0, 100_000), "a number 0-100,000", "1 stuck run a month (FIN101 exposure)"
+    ),
+    "idle_hours_after_job": Param(
+        1,
+        _num(0, 8760, lo_open=True),
+        "hours (0-8,760)",
+        "1: FIN307 states one idle hour of a RayJob's cluster after the job",
+    ),
+    "stuck_run_unnoticed_days": Param(
+        1,
+        _num(0, 366, lo_open=True),
+        "days (0-366)",
+        "1: with no runtime cap (Kubernetes launchers) FIN101 states one day's exposure",
     ),
     "spot_interruption_band": Param(
         FIELD_BAND,

@@ -9,7 +9,6 @@ whose line (when known) is where the finding points.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -101,15 +100,14 @@ def effective_max_runtime_s(record: Record) -> Any:
 
 @fact
 def gpu_hours_per_run(record: Record) -> Any:
-    """Instances x accelerators per instance x max runtime hours (the default when unset);
-    unbounded (``inf``) for a launcher with no default cap and no limit set."""
+    """Instances x accelerators per instance x max runtime hours (the default when unset)."""
     if not isinstance(record, TrainingJob):
         return None
     count: Any = 1 if record.instance_count is None else record.instance_count
     gpus = accelerators_per_instance(record)
     runtime = effective_max_runtime_s(record)
-    if runtime is None and record.launcher in UNCAPPED_LAUNCHERS and record.max_runtime_s is None:
-        runtime = math.inf  # nothing stops it: no bound on its GPU-hours
+    if runtime is None and record.launcher in UNCAPPED_LAUNCHERS:
+        return Unknown(f"{record.launcher} has no runtime cap: the job runs until it finishes")
     for value in (count, gpus, runtime):
         if value is None or is_unknown(value):
             return value if is_unknown(value) else Unknown("instance type not set")

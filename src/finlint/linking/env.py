@@ -2,9 +2,9 @@
 
 A container that says ``--save-dir=$(CKPT_ROOT)/run1`` (or has a ``CHECKPOINT_DIR`` key) with
 ``envFrom: [{configMapRef: {name: train-env}}]`` checkpoints where the ConfigMap says. The
-Kubernetes loader records what is still unexpanded (``extra["env_from"]``); this pass expands
+Kubernetes loader records what is still unexpanded (``Volume.env_from``); this pass expands
 it with the nearest ConfigMap of that name (same namespace first, then the closest file) and
-adds the paths to ``extra["checkpoint_paths"]`` with the chain in their ``source``.
+adds the paths to ``Volume.checkpoint_paths`` with the chain in their ``source``.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from finlint.ir import ConfigMap, Record, Volume
+from finlint.ir import CheckpointPath, ConfigMap, EnvFrom, Record, Volume
 from finlint.loaders.kubernetes.workloads import _CHECKPOINT_WORD, _VAR, checkpoint_flag_paths, expand
 
 
@@ -31,30 +31,30 @@ def _nearest(maps: list[ConfigMap], namespace: Any, near: str) -> ConfigMap | No
     return max(maps, key=lambda m: (m.namespace == namespace, _closeness(m.location.file, near)))
 
 
-def _paths(entry: dict[str, Any], env: dict[str, str], origin: str) -> list[dict[str, Any]]:
+def _paths(entry: EnvFrom, env: dict[str, str], origin: str) -> list[CheckpointPath]:
     """Checkpoint paths in one container once ``env`` (ConfigMap data) is known."""
-    found: list[dict[str, Any]] = []
+    found: list[CheckpointPath] = []
     for key, value in env.items():  # a key injected as is: CHECKPOINT_DIR=/efs/ckpt
-        if key not in entry.get("env", ()) and _CHECKPOINT_WORD.search(key) and value.startswith("/"):
-            found.append({"path": value, "line": entry["line"], "source": f"envFrom {origin}: {key}={value}"})
-    for item in entry.get("pending", ()):
-        text = expand(str(item["text"]), env)
-        if "$" in text and text == item["text"]:
+        if key not in entry.env and _CHECKPOINT_WORD.search(key) and value.startswith("/"):
+            found.append(CheckpointPath(value, entry.line, f"envFrom {origin}: {key}={value}"))
+    for item in entry.pending:
+        text = expand(item.text, env)
+        if "$" in text and text == item.text:
             continue
-        chain = f"{item['label']} {str(item['raw']).strip()[:80]} -> {text.strip()[:80]} (envFrom {origin})"
-        if str(item["label"]).startswith("env "):
+        chain = f"{item.label} {item.raw.strip()[:80]} -> {text.strip()[:80]} (envFrom {origin})"
+        if item.label.startswith("env "):
             if text.startswith("/"):
-                found.append({"path": text, "line": item["line"], "source": chain})
+                found.append(CheckpointPath(text, item.line, chain))
             continue
         paths = checkpoint_flag_paths(text)
-        for var in _VAR.finditer(str(item["raw"])):  # --output_dir=$(CKPT_ROOT)/run1
+        for var in _VAR.finditer(item.raw):  # --output_dir=$(CKPT_ROOT)/run1
             name = next(g for g in var.groups() if g)
             if _CHECKPOINT_WORD.search(name) and name in env:
                 token = text.split("=", 1)[-1].strip("'\";")
                 if token.startswith("/"):
                     paths.append(token)
         for path in dict.fromkeys(paths):
-            found.append({"path": path, "line": item["line"], "source": chain})
+            found.append(CheckpointPath(path, item.line, chain))
     return found
 
 
@@ -67,16 +67,15 @@ def link_env_from(records: list[Record]) -> list[Record]:
         return records
     out: list[Record] = []
     for r in records:
-        if not isinstance(r, Volume) or not r.extra.get("env_from"):
+        if not isinstance(r, Volume) or not r.env_from:
             out.append(r)
             continue
-        entries = r.extra["env_from"]
-        added: list[dict[str, Any]] = []
+        added: list[CheckpointPath] = []
         via: list[str] = []
-        for entry in entries:
+        for entry in r.env_from:
             env: dict[str, str] = {}
             origins: list[str] = []
-            for name in entry.get("config_maps", ()):
+            for name in entry.config_maps:
                 found = _nearest(maps.get(name, []), r.namespace, r.location.file)
                 if found is not None:
                     env.update(found.data)
@@ -87,7 +86,6 @@ def link_env_from(records: list[Record]) -> list[Record]:
         if not added:
             out.append(r)
             continue
-        extra = dict(r.extra)
-        extra["checkpoint_paths"] = [*extra.get("checkpoint_paths", ()), *added]
-        out.append(replace(r, extra=extra, via=tuple(dict.fromkeys((*r.via, *via)))))
+        paths = (*r.checkpoint_paths, *added)
+        out.append(replace(r, checkpoint_paths=paths, via=tuple(dict.fromkeys((*r.via, *via)))))
     return out

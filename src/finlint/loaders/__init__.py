@@ -38,9 +38,19 @@ __all__ = [
 ]
 
 Unit = Literal["document", "file", "directory"]
-#: `.tpl`, `.tmpl`, `.j2`: templates, read when their content is a manifest
+#: `.tpl`, `.tmpl`, `.j2`, `.yaml-template`: templates, read when their content is a manifest
 #: (`finlint.loaders.common.templating`).
-STRUCTURED_SUFFIXES = (".yaml", ".yml", ".json", ".template", ".tpl", ".tmpl", ".j2")
+STRUCTURED_SUFFIXES = (
+    ".yaml",
+    ".yml",
+    ".json",
+    ".template",
+    ".tpl",
+    ".tmpl",
+    ".j2",
+    ".yaml-template",
+    ".yml-template",
+)
 #: Suffixes whose files cannot hold a comment (JSON; notebooks are JSON too).
 NO_COMMENT_SUFFIXES = (".json", ".ipynb")
 

@@ -46,6 +46,12 @@ class Entry:
     line: int = 0
     message: str = ""
     monthly_usd: float | None = None
+    kind: str = ""  # savings | waste | exposure ("" in a baseline written before kinds)
+
+    @property
+    def avoidable_usd(self) -> float:
+        """What the entry counts toward a cost change: exposures are conditional, never counted."""
+        return 0.0 if self.kind == "exposure" or self.monthly_usd is None else self.monthly_usd
 
     @property
     def key(self) -> Key:
@@ -54,7 +60,8 @@ class Entry:
     @classmethod
     def of(cls, f: Finding) -> Entry:
         monthly = f.cost.monthly_usd if f.cost is not None else None
-        return cls(f.rule_id, f.file, f.resource, f.rule, f.severity, f.line, f.message, monthly)
+        kind = f.cost.kind if f.cost is not None else ""
+        return cls(f.rule_id, f.file, f.resource, f.rule, f.severity, f.line, f.message, monthly, kind)
 
 
 def key_of(f: Finding) -> Key:
@@ -74,7 +81,7 @@ class Comparison:
 
     @property
     def delta_monthly_usd(self) -> float:
-        return self.head_monthly_usd - self.base_monthly_usd
+        return round(self.head_monthly_usd - self.base_monthly_usd, 2)  # no "−$0.00" from float noise
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -101,7 +108,11 @@ class Comparison:
 
 
 def _monthly(f: Finding) -> float:
-    return f.cost.monthly_usd if f.cost is not None and f.cost.monthly_usd is not None else 0.0
+    """A finding's avoidable dollars (savings or waste); an exposure is conditional: 0 here."""
+    cost = f.cost
+    if cost is None or cost.monthly_usd is None or cost.kind == "exposure":
+        return 0.0
+    return cost.monthly_usd
 
 
 def compare(findings: list[Finding], known: Iterable[Entry], label: str) -> Comparison:
@@ -122,7 +133,7 @@ def compare(findings: list[Finding], known: Iterable[Entry], label: str) -> Comp
         if remaining[entry.key] > 0:
             remaining[entry.key] -= 1
             result.fixed.append(entry)
-    result.base_monthly_usd = sum(e.monthly_usd or 0.0 for e in known)
+    result.base_monthly_usd = sum(e.avoidable_usd for e in known)
     result.head_monthly_usd = sum(_monthly(f) for f in result.new + result.unchanged)
     return result
 
@@ -164,6 +175,7 @@ def write(path: Path, findings: Iterable[Finding]) -> int:
                 "line": e.line,
                 "message": e.message,
                 "monthly_usd": None if e.monthly_usd is None else round(e.monthly_usd, 2),
+                "kind": e.kind,
             }
             for e in entries
         ],
@@ -229,6 +241,7 @@ def load(path: Path) -> list[Entry]:
             line=line,
             message=str(item.get("message") or ""),
             monthly_usd=None if monthly is None else float(monthly),
+            kind=str(item.get("kind") or ""),
         )
         out.setdefault(entry, None)
     return list(out)

@@ -84,10 +84,10 @@ def render(result: ScanResult, context: ReportContext) -> str:
                 f"{usd(cost)}/month; see the job summary or the SARIF report"
             )
         )
-    total = result.monthly_usd()
+    figures = result.totals()
     tail = f"finlint: {len(active)} finding(s)"
-    if total:
-        tail += f", estimated impact {usd(total)}/month"
+    if figures.priced:
+        tail += f", {figures.headline()}"
     lines.append(tail)
     budget = budget_status(result, context)
     if budget is not None and budget.exceeded:

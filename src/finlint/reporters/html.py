@@ -1,7 +1,7 @@
 """A self-contained HTML report of a scan, for people who read cost as pictures.
 
 One file (``--format html -o finlint.html``): the monthly total as the headline, bar charts of
-dollars by rule and by resource (risk ceilings hatched, apart from savings and waste), a
+dollars by rule and by resource (exposures hatched, apart from savings and waste), a
 sortable table of findings with each figure's basis and assumptions in a ``<details>``, the
 prices used with their sources and dates, the pricing snapshot date and the region. The page
 shell, charts and escaping live in :mod:`finlint.reporters.html_page`; `finlint cost --format
@@ -14,6 +14,7 @@ from collections import Counter, defaultdict
 from typing import TYPE_CHECKING, Any
 
 from finlint import __version__
+from finlint.cost.totals import totals
 from finlint.finding import SEVERITIES, Finding, severity_rank
 from finlint.reporters.html_page import (
     Bar,
@@ -35,11 +36,11 @@ if TYPE_CHECKING:
     from finlint.reporters import ReportContext
     from finlint.result import ScanResult
 
-KINDS = ("savings", "waste", "risk")
+KINDS = ("savings", "waste", "exposure")
 KIND_LABELS = {
-    "savings": "Savings: what the fixes save",
-    "waste": "Waste: money the settings burn",
-    "risk": "Risk ceilings: what a setting may burn at most (not expected spend)",
+    "savings": "Savings: what the fixes save (the largest per resource)",
+    "waste": "Waste: what the settings are expected to burn (probability x loss)",
+    "exposure": "Exposure: what a setting may bill if it happens (conditional, never added)",
 }
 TOP_RESOURCES = 12
 
@@ -122,6 +123,18 @@ def _segments(findings: list[Finding]) -> list[tuple[str, float]]:
     return [(k, by_kind[k]) for k in (*KINDS, "other") if by_kind.get(k)]
 
 
+def _resource_segments(findings: list[Finding]) -> list[tuple[str, float]]:
+    """One resource's figures as the headline counts them: its largest saving, its expected
+    wastes, its largest exposure (so the savings and waste segments add up to the avoidable spend)."""
+    figures = totals(findings)
+    parts = [
+        ("savings", figures.savings_usd),
+        ("waste", figures.waste_usd),
+        ("exposure", figures.exposure_usd),
+    ]
+    return [(k, v) for k, v in parts if v]
+
+
 def charts(findings: list[Finding]) -> str:
     by_rule: dict[str, list[Finding]] = {}
     by_resource: dict[tuple[str, str], list[Finding]] = {}
@@ -130,7 +143,7 @@ def charts(findings: list[Finding]) -> str:
         by_resource.setdefault((f.resource, f.file), []).append(f)
     rule_bars = [Bar(label, _segments(items)) for label, items in by_rule.items()]
     res_bars = [
-        Bar(resource, _segments(items), note=f"{file}:{min(f.line for f in items)}")
+        Bar(resource, _resource_segments(items), note=f"{file}:{min(f.line for f in items)}")
         for (resource, file), items in by_resource.items()
     ]
     rule_bars.sort(key=lambda b: (-b.total, b.label))
@@ -205,19 +218,19 @@ def _counts(findings: list[Finding]) -> str:
 
 
 def _stats(active: list[Finding], comparison: Any) -> str:
-    totals: dict[str, float] = defaultdict(float)
+    figures = totals(active)
+    by_kind = {"savings": figures.savings_usd, "waste": figures.waste_usd, "exposure": figures.exposure_usd}
     numbers: Counter[str] = Counter()
     for f in active:
         if f.cost is not None and f.cost.monthly_usd is not None:
-            totals[f.cost.kind] += f.cost.monthly_usd
             numbers[f.cost.kind] += 1
     items = []
     for kind in KINDS:
         if numbers.get(kind):
             items.append(
-                f'<li class="stat" data-kind="{kind}" data-usd="{totals[kind]:.2f}">'
+                f'<li class="stat" data-kind="{kind}" data-usd="{by_kind[kind]:.2f}">'
                 f"<span>{swatch(kind, 'stat')} {esc(KIND_LABELS[kind])}</span>"
-                f"<b>{esc(usd(totals[kind]))}/month</b><span>{numbers[kind]} finding(s)</span></li>"
+                f"<b>{esc(usd(by_kind[kind]))}/month</b><span>{numbers[kind]} finding(s)</span></li>"
             )
     if comparison is not None:
         delta = comparison.delta_monthly_usd
@@ -229,6 +242,17 @@ def _stats(active: list[Finding], comparison: Any) -> str:
             f"{len(comparison.fixed)} fixed, {len(comparison.unchanged)} unchanged</span></li>"
         )
     return f'<ul class="stats">{"".join(items)}</ul>' if items else ""
+
+
+def _exposure_line(result: ScanResult) -> str:
+    figures = result.totals()
+    if not figures.exposure_usd:
+        return ""
+    return (
+        f'<p class="meta" id="exposure" data-usd="{figures.exposure_usd:.2f}">exposure '
+        f"{esc(usd(figures.exposure_usd))}/month if it happens: conditional, not added to the "
+        "avoidable spend</p>"
+    )
 
 
 def render(result: ScanResult, context: ReportContext) -> str:
@@ -252,7 +276,8 @@ def render(result: ScanResult, context: ReportContext) -> str:
     body = [
         "<header><h1>finlint: AI-training cost report</h1>",
         f'<p class="headline" id="total" data-usd="{total:.2f}">{esc(usd(total))}'
-        "<small>/month estimated impact of the findings</small></p>",
+        "<small>/month avoidable: savings + expected waste, the largest saving per resource</small></p>",
+        _exposure_line(result),
         f'<p class="meta">{esc(meta)}</p>',
         _stats(active, comparison),
         pricing_line(info),

@@ -143,6 +143,8 @@ def render_breakdown(b: Breakdown, settings: Any = None) -> str:
     total = b.total_monthly_usd
     ceiling = sum(i.monthly_usd or 0.0 for i in b.items if _estimate(i) == "ceiling")
     sub = "/month declared AI-training spend"
+    if b.coverage():
+        sub += f" {b.coverage()}"
     if ceiling:
         sub += f", of which {usd(ceiling)} are ceilings"
     body = [

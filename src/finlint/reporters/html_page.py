@@ -8,7 +8,7 @@ escaping could not run as script. Every string from scanned files goes through :
 It reads without JavaScript (charts are SVG, the table is already ranked by dollars); the
 script only adds sort buttons to the table headers and opens every ``<details>`` before
 printing. Colours meet WCAG AA (text 4.5:1, chart marks 3:1 against white; see ``PALETTE`` and
-``tests/reporters/test_reporter_html.py``), and risk figures, which are ceilings rather than expected
+``tests/reporters/test_reporter_html.py``), and exposure figures, which are conditional rather than expected
 spend, are drawn hatched with a solid outline so they differ without colour too.
 """
 
@@ -41,7 +41,7 @@ PALETTE: dict[str, str] = {
     "savings": "#1f5fa8",
     "waste": "#9a3d00",
     "expected": "#1f5fa8",
-    "risk": "#a4161a",
+    "exposure": "#a4161a",
     "ceiling": "#a4161a",
     "other": "#4a5360",
 }
@@ -52,14 +52,14 @@ TEXT_PAIRS: tuple[tuple[str, str], ...] = (
     ("text", "panel"),
     ("muted", "panel"),
     *(("badge-text", s) for s in ("critical", "high", "medium", "low", "info")),
-    *((k, "bg") for k in ("savings", "waste", "risk", "expected", "ceiling")),  # coloured kind labels
+    *((k, "bg") for k in ("savings", "waste", "exposure", "expected", "ceiling")),  # coloured kind labels
 )
 #: Chart marks against the page: WCAG 1.4.11 needs 3:1.
 GRAPHIC_PAIRS: tuple[tuple[str, str], ...] = tuple(
-    (k, "bg") for k in ("savings", "waste", "expected", "risk", "ceiling", "other")
+    (k, "bg") for k in ("savings", "waste", "expected", "exposure", "ceiling", "other")
 )
 #: Kinds drawn hatched: what a setting may burn at most, not what it is expected to cost.
-HATCHED = frozenset({"risk", "ceiling"})
+HATCHED = frozenset({"exposure", "ceiling"})
 
 SEVERITY_ORDER = ("critical", "high", "medium", "low", "info")
 
@@ -355,7 +355,9 @@ SCRIPT = """
 def _style() -> str:
     p = PALETTE
     severities = "".join(f".sev-{s}{{background:{p[s]};border-color:{p[s]}}}" for s in SEVERITY_ORDER)
-    kinds = "".join(f".kind-{k}{{color:{p[k]}}}" for k in ("savings", "waste", "risk", "expected", "ceiling"))
+    kinds = "".join(
+        f".kind-{k}{{color:{p[k]}}}" for k in ("savings", "waste", "exposure", "expected", "ceiling")
+    )
     return f"""
 *{{box-sizing:border-box}}
 body{{margin:0;background:{p["bg"]};color:{p["text"]};font:15px/1.45 system-ui,-apple-system,"Segoe UI",
@@ -395,7 +397,7 @@ overflow-wrap:anywhere}}
 .badge{{display:inline-block;color:{p["badge-text"]};border:1px solid;border-radius:4px;padding:0 6px;
 font-size:12px;font-weight:600}}
 {severities}{kinds}
-.kind-risk,.kind-ceiling{{font-weight:600}}
+.kind-exposure,.kind-ceiling{{font-weight:600}}
 details{{margin:4px 0 0}} summary{{cursor:pointer;color:{p["text"]};text-decoration:underline}}
 .basis{{margin:6px 0;max-width:80ch}}
 dl.assumptions{{display:grid;grid-template-columns:max-content 1fr;gap:2px 12px;margin:4px 0;font-size:13px}}

@@ -31,7 +31,7 @@ def as_dict(result: ScanResult) -> dict[str, Any]:
             "suppressed": sum(1 for f in result.findings if f.suppressed is not None),
             "baseline": sum(1 for f in result.findings if f.baseline and f.suppressed is None),
             "by_severity": {s: by_severity.get(s, 0) for s in SEVERITIES},
-            "monthly_usd": round(result.monthly_usd(), 2),
+            **result.totals().to_json(),
             "undetermined": len(result.undetermined),
         },
     }

@@ -37,6 +37,11 @@ def monthly(f: Finding) -> float:
     return f.cost.monthly_usd if f.cost is not None and f.cost.monthly_usd is not None else 0.0
 
 
+def avoidable(f: Finding) -> float:
+    """A finding's avoidable dollars: its savings or waste; an exposure counts 0."""
+    return 0.0 if f.cost is not None and f.cost.kind == "exposure" else monthly(f)
+
+
 def ranked(findings: list[Finding]) -> list[Finding]:
     """Most dollars first, then most severe, then by place."""
     return sorted(
@@ -138,8 +143,8 @@ def _suppressed(result: ScanResult) -> list[str]:
 
 def _comparison(result: ScanResult, comp: Comparison, context: ReportContext) -> list[str]:
     new = ranked(comp.new)
-    new_usd = sum(monthly(f) for f in new)
-    fixed_usd = sum(e.monthly_usd or 0.0 for e in comp.fixed)
+    new_usd = sum(avoidable(f) for f in new)  # as the change: exposures are never counted
+    fixed_usd = sum(e.avoidable_usd for e in comp.fixed)
     out = [
         MARKER,
         f"## finlint: {signed_usd(comp.delta_monthly_usd)}/month against {cell(comp.label)}",
@@ -177,10 +182,16 @@ def render(result: ScanResult, context: ReportContext) -> str:
     if comp is not None:
         return "\n".join(_comparison(result, comp, context) + budget_lines).rstrip() + "\n"
     active = ranked(result.active())
-    total = sum(monthly(f) for f in active)
+    figures = result.totals()
+    total = figures.avoidable_usd
+    exposure = (
+        f" · {usd(figures.exposure_usd)}/month exposure if it happens (not added)"
+        if figures.exposure_usd
+        else ""
+    )
     headline = (
-        f"{usd(total)}/month estimated impact"
-        if total
+        f"{usd(total)}/month avoidable (savings + expected waste){exposure}"
+        if figures.priced
         else ("no findings" if not active else f"{len(active)} finding(s)")
     )
     summary = f"**{len(active)} finding(s)**" + (f" ({_counts(active)})" if active else "")

@@ -210,7 +210,7 @@ def as_dict(result: ScanResult, context: ReportContext) -> dict[str, Any]:
                 ],
                 "results": [_result(f, index, digests[id(f)], with_baseline) for f in result.findings],
                 "properties": {
-                    "monthly_usd": round(result.monthly_usd(), 2),
+                    **result.totals().to_json(),
                     "files_scanned": result.files_scanned,
                 },
             }

@@ -106,9 +106,9 @@ def render(result: ScanResult, context: ReportContext) -> str:
         summary += f", {suppressed} suppressed"
     if baseline:
         summary += f", {baseline} in baseline"
-    monthly = result.monthly_usd()
-    if monthly:
-        summary += f"; estimated impact {usd(monthly)}/month"
+    figures = result.totals()
+    if figures.priced:
+        summary += f"; {figures.headline()}"
     if result.undetermined:  # the count stays with --show-undetermined (issue 10)
         summary += f"; {len(result.undetermined)} check(s) undetermined"
         if not context.show_undetermined:

@@ -22,6 +22,10 @@ from finlint.loaders.common.yamlload import pin_lines
 #: a JSON string longer than this is not parsed (a job definition is a few KB)
 MAX_JSON_CHARS = 1_000_000
 LAUNCHER = "aws-batch"
+NO_LIMIT = (
+    "AWS Batch sets no default timeout: without timeout.attemptDurationSeconds "
+    "an attempt runs until it ends or is terminated"
+)
 
 
 class Reader(Protocol):
@@ -190,6 +194,8 @@ def job_fields(found: JobDefinition) -> dict[str, Any] | None:
         return None
     return {
         "launcher": LAUNCHER,
+        "runtime_limit_field": "timeout.attemptDurationSeconds",
+        "default_note": NO_LIMIT,
         "max_runtime_s": found.timeout,
         "instance_count": found.nodes,
         "instance_type": found.instance_type,

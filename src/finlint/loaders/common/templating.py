@@ -450,7 +450,7 @@ def _has_children(out: list[str], index: int, parent_indent: int) -> bool:
 
 
 #: File name endings of template files: read only when their content is a manifest.
-TEMPLATE_SUFFIXES = (".tpl", ".tmpl", ".j2", ".jinja", ".jinja2")
+TEMPLATE_SUFFIXES = (".tpl", ".tmpl", ".j2", ".jinja", ".jinja2", ".yaml-template", ".yml-template")
 
 
 def template_suffix(name: str) -> bool:

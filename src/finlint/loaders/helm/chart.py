@@ -4,7 +4,7 @@ The chart is rendered offline (:mod:`.render`) with its values and the ones the 
 or ``--helm-values`` adds; each rendered document goes through the document loaders (the
 Kubernetes loader, as any manifest) after its lines are moved onto the template that produced
 it (:mod:`.lines`). A value read from a values file points at the line that set it
-(``extra["value_sources"]``), and every record's address names the release and template. Without
+(``Record.value_sources``), and every record's address names the release and template. Without
 a renderer the templates are read by the tolerant reader instead.
 
 The chart is untrusted (docs/security.md, docs/limits.md#helm): it is read and rendered only
@@ -23,7 +23,7 @@ from typing import Any, Callable
 
 from finlint import loaders
 from finlint.confine import Roots
-from finlint.ir import LoadError, LoadResult, Notice, Record
+from finlint.ir import LoadError, LoadResult, Notice, Record, ValueSource
 from finlint.loaders.base import DocContext
 from finlint.loaders.common import templating
 from finlint.loaders.common.yamlload import LineDict, LineList, YamlLoadError, load_all
@@ -37,6 +37,10 @@ DEFAULT_RELEASE = "release-name"  # what `helm template` calls a release it is g
 #: Template files Helm renders into manifests (NOTES.txt and `_helpers.tpl` partials are not).
 TEMPLATE_FILES = (".yaml", ".yml", ".json")
 _RUN_KEY = "helm_announced"  # set in the run's shared state once the renderer notice is given
+#: ``extra`` keys this package writes and its :func:`finalize` reads: the chart a record was
+#: rendered from, and that it was rendered for another tool's release (a Terraform helm_release)
+CHART = "helm_chart"
+RELEASED = "helm_release"
 
 
 @dataclass
@@ -143,7 +147,10 @@ def render_release(
         if values is None:
             return result
         values.overrides = merge(values.overrides, overrides)
-        result.extend(_render(directory, copy, renderer, settings, values, display, options, prefix))
+        rendered = _render(directory, copy, renderer, settings, values, display, options, prefix)
+        # this package's own mark (finalize reads it), not the caller's keys
+        rendered.records = [r.with_changes(extra={**r.extra, RELEASED: True}) for r in rendered.records]
+        result.extend(rendered)
     finally:
         shutil.rmtree(copy.parent, ignore_errors=True)
     return result
@@ -215,19 +222,17 @@ def _render(
                 )
             )
     chart = str(directory.resolve())
-    result.records = [r.with_changes(extra={**r.extra, "helm_chart": chart}) for r in result.records]
+    result.records = [r.with_changes(extra={**r.extra, CHART: chart}) for r in result.records]
     return result
 
 
 def finalize(records: list[Record]) -> list[Record]:
     """A chart that a Terraform ``helm_release`` renders is checked with the release's values:
     its standalone render (the chart's own defaults) is dropped."""
-    released = {
-        r.extra.get("helm_chart") for r in records if "tf_address" in r.extra and "helm_chart" in r.extra
-    }
+    released = {r.extra.get(CHART) for r in records if r.extra.get(RELEASED) and CHART in r.extra}
     if not released:
         return records
-    return [r for r in records if "tf_address" in r.extra or r.extra.get("helm_chart") not in released]
+    return [r for r in records if r.extra.get(RELEASED) or r.extra.get(CHART) not in released]
 
 
 def _chart_metadata(chart_file: Path, shown: str, result: LoadResult) -> LineDict | None:
@@ -418,10 +423,10 @@ def _values_origin(
     record: Record, aligned: dict[int, line_map.TemplateLine], values: Values, template: str
 ) -> Record:
     """Fields whose template line reads one ``.Values`` path came from the values line that set
-    it: ``extra["value_sources"]`` (``engine.origins``) points a finding there and names the
+    it: ``Record.value_sources`` (``engine.origins``) points a finding there and names the
     template; ``attr_lines`` keep the template lines."""
     by_number = {t.number: t for t in aligned.values()}
-    sources: dict[str, dict[str, Any]] = {}
+    sources: list[ValueSource] = []
     for attr, line in record.attr_lines.items():
         template_line = by_number.get(line)
         if template_line is None or template_line.values_path is None:
@@ -434,10 +439,10 @@ def _values_origin(
         origin = origin or values.origin(path)
         if origin is not None:
             what = f"Helm values (template {template}:{line})"
-            sources[attr] = {"file": origin[0], "line": origin[1], "what": what}
+            sources.append(ValueSource(attr, origin[0], origin[1], what))
     if not sources:
         return record
-    return record.with_changes(extra={**record.extra, "value_sources": sources})
+    return record.with_changes(value_sources=tuple(sources))
 
 
 def _tolerant(

@@ -221,11 +221,12 @@ def load_karpenter_pool(d: Doc) -> list[Record]:
         lines["limits"] = d.line_at(spec, "limits")
     if "taints" in pod_spec:
         lines["taints"] = d.line_at(pod_spec, "taints")
+    hyperpod = False
     if node_ref is not None:
         extra["node_class"] = text(node_ref.get("name"), "nodeClassRef.name")
         extra["node_class_kind"] = node_ref.get("kind")
         if node_ref.get("group") == HYPERPOD_NODE_CLASS_GROUP and unresolved is None:
-            extra["hyperpod_node_class"] = True
+            hyperpod = True
             unresolved = Unknown(
                 f"nodeClassRef is HyperpodNodeClass {extra['node_class']!r}: the pool launches the "
                 "SageMaker HyperPod instance groups that class names, whose instance types are set "
@@ -244,6 +245,7 @@ def load_karpenter_pool(d: Doc) -> list[Record]:
     pool = ComputePool(
         **d.common(namespaced=False, lines=lines),
         extra=extra,
+        hyperpod_node_class=hyperpod,
         pool_kind=pool_kind,
         instance_types=unresolved,
         requirements=tuple(requirements),

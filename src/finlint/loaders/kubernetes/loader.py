@@ -13,6 +13,10 @@ object by API group and kind to the module that reads it:
   its mounts, and the claims it creates;
 * ``kubernetes_sagemaker``: SageMaker ``TrainingJob`` / ``HyperParameterTuningJob`` CRs ->
   :class:`TrainingJob`;
+* ``kubernetes_training_operators`` (Kubeflow Training Operator and Trainer, HyperPod, Volcano,
+  GPU ``batch/v1`` Jobs, JobSet) and ``kubernetes_ray`` (KubeRay): :class:`TrainingJob` (Ray
+  clusters' accelerated groups: :class:`ComputePool`) besides their mounts; ``kubernetes_pods``
+  reads what a pod template says about its capacity;
 * ``kubernetes_eksctl``: eksctl ``ClusterConfig`` node groups -> :class:`ComputePool`.
 
 What every kind shares (identity, lines, suppressions, template placeholders as
@@ -37,6 +41,7 @@ from finlint.loaders.kubernetes.karpenter import (
     load_node_class,
 )
 from finlint.loaders.kubernetes.object import FORMAT, SUPPRESSION_ANNOTATION, Doc, ShapeError
+from finlint.loaders.kubernetes.ray import load_ray_cluster, load_ray_job
 from finlint.loaders.kubernetes.sagemaker import SAGEMAKER_DEFAULT_MAX_RUNTIME_S, load_sagemaker_job
 from finlint.loaders.kubernetes.storage import (
     EFS_DRIVER,
@@ -46,6 +51,15 @@ from finlint.loaders.kubernetes.storage import (
     load_config_map,
     load_persistent_volume,
     load_storage_class,
+)
+from finlint.loaders.kubernetes.training_operators import (
+    KUBEFLOW_KINDS,
+    load_batch_job,
+    load_hyperpod_job,
+    load_jobset,
+    load_kubeflow_job,
+    load_train_job,
+    load_volcano_job,
 )
 from finlint.loaders.kubernetes.workloads import load_workload
 
@@ -77,6 +91,14 @@ _HANDLERS: dict[tuple[str, str], _Handler] = {
     ("", "PersistentVolumeClaim"): load_claim,
     ("", "ConfigMap"): load_config_map,
     ("eksctl.io", "ClusterConfig"): load_eksctl,
+    **{("kubeflow.org", kind): load_kubeflow_job for kind in KUBEFLOW_KINDS},
+    ("batch", "Job"): load_batch_job,
+    ("batch.volcano.sh", "Job"): load_volcano_job,
+    ("jobset.x-k8s.io", "JobSet"): load_jobset,
+    ("trainer.kubeflow.org", "TrainJob"): load_train_job,
+    ("ray.io", "RayJob"): load_ray_job,
+    ("ray.io", "RayCluster"): load_ray_cluster,
+    ("ray.io", "RayService"): load_ray_cluster,
 }
 _SAGEMAKER_GROUPS = ("sagemaker.services.k8s.aws", "sagemaker.aws.amazon.com")
 _SAGEMAKER_KINDS = ("trainingjob", "hyperparametertuningjob")
@@ -92,6 +114,8 @@ def _handler(d: Doc) -> _Handler | None:
         return handler
     if d.group in _SAGEMAKER_GROUPS and d.kind.lower() in _SAGEMAKER_KINDS:
         return load_sagemaker_job
+    if d.group == "sagemaker.amazonaws.com" and d.kind.lower() == "hyperpodpytorchjob":
+        return load_hyperpod_job
     if d.kind in _NOT_WORKLOADS or d.group.endswith("rbac.authorization.k8s.io"):
         return None
     return load_workload

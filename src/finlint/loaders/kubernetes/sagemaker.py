@@ -53,8 +53,8 @@ def _training_job(
         extra={
             "api_version": d.api_version,
             "kind": d.kind,
-            "default_note": "SageMaker stops a job after 86,400 s (1 day) when stoppingCondition is absent",
         },
+        default_note="SageMaker stops a job after 86,400 s (1 day) when stoppingCondition is absent",
         launcher="kubernetes-crd",
         instance_type=instance_type,
         instance_count=integer(field(resources, "instance_count", "instanceCount"), "instanceCount"),

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any, Iterator, NamedTuple
 
-from finlint.ir import Maybe, Mount, Record, Volume
+from finlint.ir import CheckpointPath, EnvFrom, Maybe, Mount, PendingEnv, Record, Volume
 from finlint.loaders.common.yamlload import LineDict
 from finlint.loaders.kubernetes.object import (
     FORMAT,
@@ -142,7 +142,7 @@ def _volume_ref(volume: Any) -> _VolumeRef:
     return _VolumeRef()
 
 
-def env_from(d: Doc, container: Node) -> dict[str, Any] | None:
+def env_from(d: Doc, container: Node) -> EnvFrom | None:
     """A container's ``envFrom`` ConfigMaps and the checkpoint-ish texts still holding variables
     after its own ``env`` is expanded: the linking pass expands them with the ConfigMaps' data
     (``env`` entries win over ``envFrom``, as in Kubernetes)."""
@@ -157,34 +157,25 @@ def env_from(d: Doc, container: Node) -> dict[str, Any] | None:
     if not names:
         return None
     env = env_values(container)
-    pending: list[dict[str, Any]] = []
+    pending: list[PendingEnv] = []
     for _index, entry, _line in items(container, "env"):
         name, value = child(entry, "name"), child(entry, "value")
         if isinstance(name, str) and _CHECKPOINT_WORD.search(name) and isinstance(value, str):
             expanded = env.get(name, value)
             if "$" in expanded:
-                pending.append(
-                    {
-                        "text": expanded,
-                        "raw": value,
-                        "label": f"env {name}",
-                        "line": d.line_at(entry, "value"),
-                    }
-                )
+                pending.append(PendingEnv(expanded, value, f"env {name}", d.line_at(entry, "value")))
     for key in ("command", "args"):
         for _i, item, item_line in items(container, key):
             if isinstance(item, str) and "$" in expand(item, env):
-                pending.append(
-                    {"text": expand(item, env), "raw": item, "label": key, "line": d.line(item_line)}
-                )
-    return {"config_maps": names, "line": line, "env": sorted(env), "pending": pending}
+                pending.append(PendingEnv(expand(item, env), item, key, d.line(item_line)))
+    return EnvFrom(tuple(names), line, tuple(sorted(env)), tuple(pending))
 
 
-def _checkpoint_paths(d: Doc, container: Node) -> list[dict[str, Any]]:
+def _checkpoint_paths(d: Doc, container: Node) -> list[CheckpointPath]:
     """Paths a container is told to checkpoint to (env ``*CHECKPOINT*``/``*CKPT*``, ``--ckpt-dir``),
     with ``$(VAR)``, ``${VAR}`` and ``$VAR`` expanded from the container's own ``env`` first;
     ``source`` then shows the chain (``env CKPT_DIR=$HOME/ckpt -> /efs/home/x/ckpt``)."""
-    found: list[dict[str, Any]] = []
+    found: list[CheckpointPath] = []
     env = env_values(container)
     for _index, entry, _line in items(container, "env"):
         name, value = child(entry, "name"), child(entry, "value")
@@ -193,33 +184,27 @@ def _checkpoint_paths(d: Doc, container: Node) -> list[dict[str, Any]]:
         path = env.get(name, value)  # expanded with the entries defined before it only
         if path.startswith("/"):  # the value line: the line a person edits
             source = f"env {name}" if path == value else f"env {name}={value} -> {path}"
-            found.append({"path": path, "line": d.line_at(entry, "value"), "source": source})
+            found.append(CheckpointPath(path, d.line_at(entry, "value"), source))
     for key in ("command", "args"):
         raw = [(item, line) for _i, item, line in items(container, key) if isinstance(item, str)]
         words = [(expand(item, env), line) for item, line in raw]
         for position, (word, line) in enumerate(words):
             for flag_path in checkpoint_flag_paths(word):
-                found.append(
-                    {
-                        "path": flag_path,
-                        "line": d.line(line),
-                        "source": _via(key, raw[position][0], word),
-                    }
-                )
+                found.append(CheckpointPath(flag_path, d.line(line), _via(key, raw[position][0], word)))
             for var in _VAR.finditer(raw[position][0]):  # --output_dir=$(CKPT_ROOT)/run1
                 name = next(g for g in var.groups() if g)
                 if _CHECKPOINT_WORD.search(name) and name in env:
                     token = _token_with(raw[position][0], var.start())
                     path = expand(token, env).split("=", 1)[-1]
-                    if path.startswith("/") and not any(f["path"] == path for f in found):
-                        found.append({"path": path, "line": d.line(line), "source": _via(key, token, path)})
+                    if path.startswith("/") and not any(f.path == path for f in found):
+                        found.append(CheckpointPath(path, d.line(line), _via(key, token, path)))
             nxt = words[position + 1] if position + 1 < len(words) else None
             if (
                 nxt is not None
                 and re.fullmatch(r"--?[\w.-]*(?:checkpoint|ckpt)[\w.-]*", word, re.IGNORECASE)
                 and nxt[0].startswith("/")
             ):
-                found.append({"path": nxt[0], "line": d.line(nxt[1]), "source": key})
+                found.append(CheckpointPath(nxt[0], d.line(nxt[1]), key))
     return found
 
 
@@ -261,13 +246,13 @@ def load_workload(d: Doc) -> list[Record]:
     if d.spec is None:
         return []
     mounts: list[Mount] = []
-    checkpoint_paths: list[dict[str, Any]] = []
+    checkpoint_paths: list[CheckpointPath] = []
     claim_templates = list(_claim_templates(d.spec))
     template_names = {
         t["metadata"].get("name") for t in claim_templates if isinstance(t.get("metadata"), dict)
     }
     pod_paths: list[str] = []
-    env_from_entries: list[dict[str, Any]] = []
+    env_from_entries: list[EnvFrom] = []
     for path, pod in _pod_specs(d.spec, "spec"):
         pod_paths.append(path)
         volumes = {v.get("name"): v for _i, v, _l in items(pod, "volumes") if isinstance(v, dict)}
@@ -299,10 +284,6 @@ def load_workload(d: Doc) -> list[Record]:
     records: list[Record] = []
     if mounts:
         extra: dict[str, Any] = {"kind": d.kind, "api_version": d.api_version, "pod_specs": pod_paths}
-        if checkpoint_paths:
-            extra["checkpoint_paths"] = checkpoint_paths
-        if env_from_entries:
-            extra["env_from"] = env_from_entries
         lines = {"mounts": min(m.line for m in mounts if m.line is not None)}
         records.append(
             Volume(
@@ -311,6 +292,8 @@ def load_workload(d: Doc) -> list[Record]:
                 volume_kind="workload",
                 namespace=d.namespace,
                 mounts=tuple(mounts),
+                checkpoint_paths=tuple(checkpoint_paths),
+                env_from=tuple(env_from_entries),
             )
         )
     records += _template_claims(d, claim_templates)

@@ -3,7 +3,7 @@
 ``Instances[].InstanceType``, ``MinCount`` = nodes kept running, ``MaxCount``, the queue's
 ``CapacityType``, a ``CapacityReservationTarget`` on the queue or the resource); each
 ``SharedStorage`` entry of type Efs/FsxLustre the cluster creates (no ``FileSystemId``) is a
-``FileSystem``. ``extra["queue"]`` names the Slurm partition, so the Slurm loader gives a job the
+``FileSystem``. ``ComputePool.partition`` names the Slurm partition, so the Slurm loader gives a job the
 instance types of its partition. ``${VAR}``/Jinja placeholders are Unknown (a config that is not
 YAML until rendered comes through the tolerant template reader)."""
 
@@ -155,9 +155,7 @@ def _queue_pools(queue: Any, first: bool, idle: Any, ctx: DocContext) -> list[ir
             fields["capacity_reservation"], lines["capacity_reservation"] = reserved, reserved_line
         cr_name = _value(resource.get("Name"), str, "ComputeResources[].Name")
         shown = cr_name if isinstance(cr_name, str) else "?"
-        extra: dict[str, Any] = {"queue": queue_name, "compute_resource": shown}
-        if first:
-            extra["default_queue"] = True
+        extra: dict[str, Any] = {"compute_resource": shown}
         if idle is not None:
             extra["scaledown_idletime_min"] = idle
         out.append(
@@ -168,6 +166,8 @@ def _queue_pools(queue: Any, first: bool, idle: Any, ctx: DocContext) -> list[ir
                 attr_lines=lines,
                 name=cr_name,
                 pool_kind=POOL_KIND,
+                partition=queue_name,
+                default_partition=first,
                 extra=extra,
                 **fields,
             )

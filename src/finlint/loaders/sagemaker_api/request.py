@@ -150,7 +150,6 @@ def build_job(
     out.values["runs_multiplier"] = multiplier
     if multiplier_line is not None:
         out.lines["runs_multiplier"] = multiplier_line
-    extra["default_note"] = DEFAULT_NOTE
     if reader.resolved:
         extra["resolved_from"] = dict(reader.resolved)
     return ir.TrainingJob(
@@ -160,6 +159,7 @@ def build_job(
         attr_lines=dict(out.lines),
         launcher=launcher,
         max_runtime_default_s=DEFAULT_MAX_RUNTIME_S,
+        default_note=DEFAULT_NOTE,
         extra=extra,
         **out.values,
     )

@@ -138,11 +138,13 @@ class Launch:
     fields: dict[str, tuple[Any, int]] = field(default_factory=dict)
     default_runtime: int | None = None
     runs: tuple[Any, int] | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)  # the record's extra (loader context)
     request: DictVal | None = None  # boto3 create_training_job
     skip: str | None = None  # why it is not reported (local mode, inside a test)
     opaque: set[str] = field(default_factory=set)  # fields unknown because a whole container is
     sites: list[LaunchSite | None] = field(default_factory=list)  # fit()/train() calls, in loops
+    finding_note: str = ""  # -> Record.finding_note (appended to every finding)
+    inputs: tuple[str, ...] = ()  # -> Record.inputs (other files the values were read from)
 
     def __post_init__(self) -> None:
         self.sdk_kind = self.launcher  # stays "sdk-*" when a pipeline step wraps the launch
@@ -345,7 +347,7 @@ class SdkInterpreter(FollowingInterpreter):
             if real:
                 flag = "--" + itype.dest.replace("_", "-")
                 shown = ", ".join(real[:3]) + (", ..." if len(real) > 3 else "")
-                launch.extra["finding_note"] = (
+                launch.finding_note = (
                     f"; local mode only by the argparse default {str(itype)!r}: checked as run with "
                     f"{flag} {real[0]} (possible values: {shown})"
                 )

@@ -15,10 +15,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from finlint.ir import (
-    LAUNCH_LOOPS_KEY,
-    LAUNCHES_KEY,
-    LAUNCHES_WHY_KEY,
     Alternatives,
+    Launches,
     LoadError,
     LoadResult,
     Location,
@@ -27,6 +25,7 @@ from finlint.ir import (
     Suppression,
     TrainingJob,
     Unknown,
+    ValueSource,
     distinct_suppressions,
     map_options,
 )
@@ -261,7 +260,6 @@ def _strip_magics(lines: list[str]) -> str | None:
 
 # -- analysis ------------------------------------------------------------------------------
 TEST_SKIP = "inside a test"
-INPUTS_KEY = "inputs"  # = finlint.context.INPUTS_KEY (loaders do not import the context package)
 _TEST_NOTICE = re.compile(r"^(\d+) training launch(?:es)? in test code (?:was|were) not checked")
 
 
@@ -326,7 +324,7 @@ def _analyse(
     inputs = tuple(sorted(interp.sources.inputs - {display})) if interp.sources is not None else ()
     if inputs:  # files the values were read from: a changed-file scan reports through them
         for launch in interp.launches:
-            launch.extra.setdefault(INPUTS_KEY, inputs)  # finlint.context.INPUTS_KEY
+            launch.inputs = launch.inputs or inputs  # Record.inputs: finlint.context reads it
     in_tests = [la for la in interp.launches if la.skip == TEST_SKIP]
     if in_tests:
         first = min(la.line for la in in_tests)
@@ -371,19 +369,19 @@ def _to_record(
     location = Location(display, line_map(launch.line), line_map(launch.end_line))
     extra: dict[str, Any] = {"sdk_class": launch.sdk_class, **launch.extra}
     from_defaults = set(extra.pop(DEFAULTS_FIELDS, ()))
+    #: what later stages read: typed TrainingJob fields, never extra keys
+    typed: dict[str, Any] = {"finding_note": launch.finding_note, "inputs": launch.inputs}
     site = launches_of(launch.sites)
     if site is not None:  # launched in a loop: how many times (None: unknown) and where
-        extra[LAUNCHES_KEY] = site.count
-        extra[LAUNCH_LOOPS_KEY] = tuple(line_map(line) for line in site.lines)
-        if site.count is None:
-            extra[LAUNCHES_WHY_KEY] = site.why
+        loops = tuple(line_map(line) for line in site.lines)
+        typed["launches"] = Launches(site.count, loops, site.why if site.count is None else None)
     if launch.default_runtime is not None:  # named in FIN101's message, also for pipeline steps
-        extra["default_note"] = DEFAULT_NOTES.get(launch.sdk_kind, DEFAULT_NOTES["sdk-estimator"])
+        typed["default_note"] = DEFAULT_NOTES.get(launch.sdk_kind, DEFAULT_NOTES["sdk-estimator"])
     if launch.request is not None:
-        return _api_record(launch, address, location, extra, line_map, ctx, result)
+        return _api_record(launch, address, location, extra, typed, line_map, ctx, result)
     values: dict[str, Any] = {}
     attr_lines: dict[str, int] = {}
-    sources: dict[str, dict[str, Any]] = {}
+    sources: list[ValueSource] = []
     for ir_field, (value, line) in launch.fields.items():
         converted = _ir_value(ir_field, value)
         if converted is None:
@@ -393,9 +391,7 @@ def _to_record(
         origin = origin_of(value)
         if origin is not None:  # read from a config file: the finding names (and points at) it
             what = "SageMaker SDK defaults file" if ir_field in from_defaults else "config file"
-            sources[ir_field] = {"file": origin[0], "line": origin[1], "what": what}
-    if sources:
-        extra["value_sources"] = sources
+            sources.append(ValueSource(ir_field, origin[0], origin[1], what))
     if launch.runs is not None:
         runs = _ir_value("instance_count", launch.runs[0])
         values["runs_multiplier"] = 1 if runs is None else runs
@@ -414,8 +410,10 @@ def _to_record(
         attr_lines=attr_lines,
         name=extra.get("job_name"),
         extra=extra,
+        value_sources=tuple(sources),
         launcher=launch.launcher,
         max_runtime_default_s=launch.default_runtime,
+        **typed,
         **values,
     )
 
@@ -468,6 +466,7 @@ def _api_record(
     address: str,
     location: Location,
     extra: dict[str, Any],
+    typed: dict[str, Any],
     line_map: LineMap,
     ctx: DocContext,
     result: LoadResult,
@@ -487,7 +486,7 @@ def _api_record(
     if record is None:
         return None
     merged = {**dict(getattr(record, "extra", {}) or {}), **extra}
-    return record.with_changes(location=location, extra=merged)
+    return record.with_changes(location=location, extra=merged, **typed)
 
 
 def _to_request(value: Any, line_map: LineMap, path: tuple[str, ...]) -> Any:

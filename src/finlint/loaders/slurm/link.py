@@ -4,7 +4,7 @@ partition linked to the ParallelCluster queue of that name (its instance types).
 sbatch's command-line options override the script's ``#SBATCH`` lines, so a submission's literal
 ``--time``/``--nodes`` become the script job's values (several submissions of one script with
 different values are alternatives); the line stays the script's (the submission's file is listed
-in ``extra["inputs"]`` and ``extra["submitted_by"]``). A job gets its queue's instance types from
+in ``inputs`` and ``extra["submitted_by"]``). A job gets its queue's instance types from
 the nearest ParallelCluster configuration: one in its own folder or the closest folder above it
 (two at that level: none), else the only one of the scan when it has a queue of the job's
 ``--partition`` (two clusters may name the same partition); no ``--partition`` means the
@@ -22,7 +22,6 @@ from finlint.ir import ComputePool, TrainingJob, Unknown
 LAUNCHER = "slurm-sbatch"
 SUBMITS = "slurm_submits"
 POOL_KIND = "parallelcluster-compute-resource"
-INPUTS = "inputs"  # = finlint.context.INPUTS_KEY (loaders do not import the context package)
 #: the fields a submission's command line may set on the script it submits
 _FIELDS = ("max_runtime_s", "instance_count")
 
@@ -59,10 +58,10 @@ def apply_submissions(records: list[ir.Record]) -> list[ir.Record]:
                 lines.pop(name)  # the value is written in another file: the finding stays on the job
         extra = dict(script.extra)
         files = sorted({s.location.file for s in subs})
-        extra[INPUTS] = sorted(set(extra.get(INPUTS, ())) | set(files))
+        changes["inputs"] = tuple(sorted(set(script.inputs) | set(files)))
         extra["submitted_by"] = [f"{s.location.file}:{s.location.line}" for s in subs]
         if "max_runtime_s" in changes:
-            extra.pop("default_note", None)
+            changes["default_note"] = None
             extra["runtime_from"] = "sbatch --time on the command line of " + ", ".join(extra["submitted_by"])
         merged[id(script)] = script.with_changes(attr_lines=lines, extra=extra, **changes)
         dropped.update(id(s) for s in subs)
@@ -115,17 +114,16 @@ def nearest_config(
         folder = posixpath.dirname(folder)
     if len(configs) != 1 or not isinstance(partition, str) or pools is None:
         return None
-    queues = {p.extra.get("queue") for p in pools.get(configs[0], [])}
+    queues = {p.partition for p in pools.get(configs[0], [])}
     return configs[0] if partition in queues else None
 
 
 def _with_queue(job: TrainingJob, pools: list[ComputePool], config: str) -> TrainingJob:
     queues: dict[str, list[ComputePool]] = {}
     for pool in pools:
-        queue = pool.extra.get("queue")
-        if isinstance(queue, str):
-            queues.setdefault(queue, []).append(pool)
-    default = next((p.extra.get("queue") for p in pools if p.extra.get("default_queue")), None)
+        if pool.partition is not None:
+            queues.setdefault(pool.partition, []).append(pool)
+    default = next((p.partition for p in pools if p.default_partition), None)
     partition = job.extra.get("partition")
     name = default if partition is None else partition
     if not isinstance(name, str) or name not in queues:
@@ -141,8 +139,8 @@ def _with_queue(job: TrainingJob, pools: list[ComputePool], config: str) -> Trai
     if "partition" in lines:
         lines["instance_type"] = lines["partition"]
     extra = dict(job.extra)
-    extra[INPUTS] = sorted(set(extra.get(INPUTS, ())) | {config})
     extra["queue"] = f"{config}: SlurmQueues {name}" + (
         " (the default partition)" if partition is None else ""
     )
-    return job.with_changes(instance_type=value, attr_lines=lines, extra=extra)
+    inputs = tuple(sorted(set(job.inputs) | {config}))
+    return job.with_changes(instance_type=value, attr_lines=lines, extra=extra, inputs=inputs)

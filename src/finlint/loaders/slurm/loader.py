@@ -25,6 +25,12 @@ from finlint.loaders.slurm.script import DIRECTIVE, Command, Script, read
 FORMAT = "slurm"
 LAUNCHER = "slurm-sbatch"
 JOB_SUFFIXES = (".sbatch", ".slurm")
+#: what a job without a limit does (FIN101's message)
+NO_LIMIT = (
+    "without #SBATCH --time a Slurm job runs until its partition's MaxTime "
+    "(often UNLIMITED on HyperPod and ParallelCluster)"
+)
+LIMIT_FIELD = "#SBATCH --time"
 #: extra key of a submission record: the display path of the script it submits (None: --wrap)
 SUBMITS = "slurm_submits"
 #: at most this many submission records per file
@@ -53,13 +59,13 @@ def load_file(path: Path, display: str, text: str, options: dict[str, Any]) -> L
 def _fields(found: opt.Options, lines: dict[str, int], extra: dict[str, Any]) -> dict[str, Any]:
     """IR fields of the options finlint reads, their lines in ``lines``."""
     values = found.values
-    out: dict[str, Any] = {}
+    out: dict[str, Any] = {"default_note": NO_LIMIT}
     if "time" in values:
         raw, line = values["time"]
         out["max_runtime_s"] = opt.time_seconds(str(raw))
         lines["max_runtime_s"] = line
         if out["max_runtime_s"] is None:
-            extra["default_note"] = f"--time={str(raw).strip()} at line {line} sets no limit"
+            out["default_note"] = f"--time={str(raw).strip()} at line {line} sets no limit; {NO_LIMIT}"
     if "nodes" in values:
         raw, line = values["nodes"]
         out["instance_count"] = opt.count(str(raw), "--nodes")
@@ -103,6 +109,7 @@ def _base(
         attr_lines=lines,
         extra=extra,
         launcher=LAUNCHER,
+        runtime_limit_field=LIMIT_FIELD,
         checkpoint_local_path_default=None,
         **fields,
     )
@@ -120,7 +127,9 @@ def _script_job(display: str, script: Script) -> TrainingJob:
     ignored = [(n, body) for n, body in script.ignored if body.startswith(("--time", "-t"))]
     if ignored and "max_runtime_s" not in fields:
         n, body = ignored[0]
-        extra["default_note"] = f"#SBATCH {body} at line {n} is below the first command, so sbatch ignores it"
+        fields["default_note"] = (
+            f"#SBATCH {body} at line {n} is below the first command, so sbatch ignores it; {NO_LIMIT}"
+        )
     line = script.first_directive or 1
     return _base(
         f"sbatch:{posixpath.basename(display)}", display, line, script.end_line, fields, lines, extra

@@ -123,7 +123,7 @@ def _eks_group(
     values.key_lines = dict(getattr(group, "key_lines", {}) or {})
     values.line, values.end_line = loc.line, loc.end_line
     unset = getattr(group, "module_defaults", None)
-    extra = {"finding_note": f"; module defaults: {', '.join(unset)} (not set in the group)"} if unset else {}
+    note = f"; module defaults: {', '.join(unset)} (not set in the group)" if unset else ""
     if kind == "eks":
         # the module's names -> aws_eks_node_group's shape
         scaling = LineDict({k: group[k] for k in ("min_size", "max_size", "desired_size") if k in group})
@@ -160,14 +160,14 @@ def _eks_group(
             FORMAT,
             multiplier,
             refs={"launch_template.id": lt_address},
-            extra=extra,
+            finding_note=note,
         )
         module.run.items.append(item)
         return
     for key in ("instance_market_options", "capacity_reservation_specification"):
         if key in values:
             values[key] = blockify(values[key])
-    module.run.items.append(m.Item(rtype, address, values, loc, FORMAT, multiplier, extra=extra))
+    module.run.items.append(m.Item(rtype, address, values, loc, FORMAT, multiplier, finding_note=note))
 
 
 def blockify(value: Any) -> Any:

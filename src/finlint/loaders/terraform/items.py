@@ -22,6 +22,7 @@ class Item:
     multiplier: Any = 1  # count / number of instances; Unknown when count is not known
     refs: dict[str, str] = field(default_factory=dict)  # "launch_template.id" -> address
     extra: dict[str, Any] = field(default_factory=dict)
+    finding_note: str = ""  # -> Record.finding_note (module defaults the group does not set)
 
 
 def get(values: Any, path: str) -> tuple[Any, int | None]:
@@ -126,4 +127,5 @@ def common_fields(item: Item, lines: Lines, name: Any = None) -> dict[str, Any]:
         "attr_lines": lines.lines,
         "name": name,
         "extra": extra,
+        "finding_note": item.finding_note,
     }

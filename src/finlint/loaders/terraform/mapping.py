@@ -74,11 +74,11 @@ def training_job(item: Item) -> list[ir.Record]:
             r.lines.setdefault(attr, line)
     name = as_str(r.read("name", "training_job_name"))
     common = common_fields(item, r, name)
-    common["extra"]["default_note"] = DEFAULT_NOTE
     return [
         ir.TrainingJob(
             launcher="terraform",
             max_runtime_default_s=86400,
+            default_note=DEFAULT_NOTE,
             runs_multiplier=item.multiplier if not isinstance(item.multiplier, Unknown) else item.multiplier,
             **fields,
             **common,

@@ -290,6 +290,7 @@ def hyperpod_cluster(item: Item) -> list[ir.Record]:
             item.source_format,
             item.multiplier,
             extra=item.extra,
+            finding_note=item.finding_note,
         )
         unknown = Unknown(f"instance_groups: {groups.reason}")
         return [
@@ -329,6 +330,7 @@ def hyperpod_cluster(item: Item) -> list[ir.Record]:
             item.source_format,
             item.multiplier,
             extra=item.extra,
+            finding_note=item.finding_note,
         )
         out.append(
             _pool(

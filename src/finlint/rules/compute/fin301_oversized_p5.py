@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from finlint.cost import bounds
 from finlint.cost.common import (
     CostContext,
     checked_cap,
@@ -34,7 +35,7 @@ from finlint.cost.common import (
 )
 from finlint.cost.pools import always_on, limit_ceiling, pool_prices
 from finlint.cost.pricing import PriceQuote, Pricing
-from finlint.cost.usage import HOURS_PER_MONTH
+from finlint.cost.usage import ACTIVE_HOURS_PER_MONTH, HOURS_PER_MONTH
 from finlint.domain import catalog
 from finlint.domain.karpenter import _need_text, admitted_types, nodes_within_limits
 from finlint.engine.facts import Evidence
@@ -263,8 +264,19 @@ def price(finding: Finding, ctx: CostContext) -> Cost:
                 f"instance-hours per run x {num(runs)} run(s) per month = {num(hours)} instance-hours"
             )
         else:
-            hours = hpm
-            hours_text = f"{num(hpm)} h in service per month (usage hours_per_month)"
+            # a notebook is priced at its active hours: the idle rest is FIN302's waste (with an
+            # auto-stop it is not billed at all), so the two figures never count an hour twice
+            active, active_why = bounds.quantity(
+                params.get("active_hours_per_month", ACTIVE_HOURS_PER_MONTH), "active_hours_per_month", 744.0
+            )
+            if active is None:
+                return unpriced(KIND, active_why or "active hours unresolved")
+            active = min(active, hpm)  # never more than the hours it is in service
+            hours = active
+            hours_text = (
+                f"{num(active)} active h per month (usage active_hours_per_month, an assumption: "
+                "8 h x 22 working days; idle hours are FIN302's)"
+            )
     elif isinstance(rec, ComputePool):
         # What the rule established (facts.pool_family_exposure), priced by the pool model that
         # `finlint cost` uses for the same pool (cost.pools).
@@ -334,8 +346,6 @@ def price(finding: Finding, ctx: CostContext) -> Cost:
     if per_run_hours is not None:
         assumptions["instance_hours_per_run"] = per_run_hours
         assumptions["jobs_per_run"] = jobs
-    if isinstance(rec, Notebook):
-        assumptions["once"] = f"notebook:{finding.resource}"  # FIN302 prices the same hours
     return Cost(monthly, per_run, KIND, basis, assumptions)
 
 
@@ -368,18 +378,17 @@ def _ceiling(finding: Finding, found: PoolTypes, prices: Any) -> Cost:
         "always_on": 0,
         "unbounded": unbounded,
         "unpriced_types": list(prices.unpriced),
-        "once": f"pool:{finding.resource}",
         "region": top.region,
         "prices": quote_json(*prices.quotes),
     }
-    return Cost(node_month, None, "risk", basis, assumptions)
+    return Cost(node_month, None, "exposure", basis, assumptions)
 
 
 def _limit_ceiling(finding: Finding, found: PoolTypes, prices: Any, node_type: str, nodes: int) -> Cost:
     """Finite limits that admit more than the policy's max nodes: N x node-month, a risk ceiling."""
     monthly, text = limit_ceiling(prices, node_type, nodes)
     if monthly is None:
-        return unpriced("risk", text)
+        return unpriced("exposure", text)
     resource = found.limit_resource or "a limit"
     quote = next(q for q in prices.quotes if q.key == node_type)
     basis = (
@@ -397,7 +406,7 @@ def _limit_ceiling(finding: Finding, found: PoolTypes, prices: Any, node_type: s
         "region": quote.region,
         "prices": quote_json(quote),
     }
-    return Cost(monthly, None, "risk", basis, assumptions)
+    return Cost(monthly, None, "exposure", basis, assumptions)
 
 
 RULE = Rule("FIN301", facts=(pool_family_exposure,), cost_model="oversized-p5", price=price)

@@ -30,7 +30,7 @@ def sagemaker_type_in_pool(record: Record) -> Any:
     if not isinstance(record, ComputePool):
         return None
     if record.pool_kind in KARPENTER:
-        if record.extra.get("hyperpod_node_class"):
+        if record.hyperpod_node_class:
             return None  # HyperPod nodes carry ml.* instance-type labels: the names match there
         for req in record.requirements:
             if req.key not in _TYPE_KEYS or req.operator not in ("In", "NotIn"):

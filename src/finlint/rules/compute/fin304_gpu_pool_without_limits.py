@@ -4,7 +4,7 @@ that caps it.
 The policy is ``policies/FIN304-gpu-pool-without-limits.yaml``; this module holds its facts and
 its price.
 
-Price (gpu-pool-ceiling, risk): a pool with no limit that caps it can add nodes without
+Price (gpu-pool-ceiling, exposure): a pool with no limit that caps it can add nodes without
 bound; the figure is one node-month of the dearest priced type it admits (hourly x
 hours_per_month), stated as "per node-month, no upper bound", on the pool model of
 ``finlint cost`` (:func:`finlint.cost.pools.pool_prices`).
@@ -24,7 +24,7 @@ from finlint.ir import ComputePool, Record, Unknown, is_unknown
 from finlint.rules.base import Rule
 from finlint.rules.compute.gpu_pools import PoolTypes, gpu_types, listed, pool_type_prices
 
-KIND = "risk"
+KIND = "exposure"
 
 
 def _uncapped(types: tuple[str, ...], limits: Any) -> Any:
@@ -106,7 +106,6 @@ def price_ceiling(finding: Finding, ctx: CostContext) -> Cost:
         "unpriced_types": list(prices.unpriced),
         "region": top.region,
         "prices": quote_json(top),
-        "once": f"pool:{finding.resource}",
     }
     return Cost(month, None, KIND, basis, assumptions)
 

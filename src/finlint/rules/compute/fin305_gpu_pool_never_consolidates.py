@@ -3,7 +3,7 @@
 The policy is ``policies/FIN305-gpu-pool-never-consolidates.yaml``; this module holds its facts
 and its price.
 
-Price (idle-gpu-node, risk): one idle node-month of the cheapest priced accelerated type the
+Price (idle-gpu-node, exposure): one idle node-month of the cheapest priced accelerated type the
 pool admits: what each node that stays idle bills (field figure: consolidation on GPU pools cut
 node count 22 %), on the pool model of ``finlint cost``.
 """
@@ -19,7 +19,7 @@ from finlint.ir import ComputePool, Record, Unknown, is_unknown
 from finlint.rules.base import Rule
 from finlint.rules.compute.gpu_pools import PoolTypes, gpu_types, listed, pool_type_prices
 
-KIND = "risk"
+KIND = "exposure"  # per node that stays idle
 
 
 def _zero_budget(budget: Any) -> bool:

@@ -28,7 +28,7 @@ def gpu_types(record: Record) -> Any:
     return types or None
 
 
-KIND = "risk"
+KIND = "exposure"
 
 
 @dataclass(frozen=True)

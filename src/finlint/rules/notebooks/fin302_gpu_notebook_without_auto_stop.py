@@ -5,7 +5,7 @@ facts and its price.
 
 Price (notebook-always-on): monthly = notebook hourly x (hours_per_month - active_hours_per_month),
 the hours a notebook with nothing to stop it stays in service unused. hours_per_month defaults
-to 730 (usage file); active_hours_per_month is the policy param (default 176: 8 h x 22 working
+to 730 (usage file); active_hours_per_month is the usage file's (default 176: 8 h x 22 working
 days, a stated assumption, not a measured figure).
 """
 
@@ -15,7 +15,7 @@ from typing import Any
 
 from finlint.cost import bounds
 from finlint.cost.common import CostContext, known, num, price_note, quote_json, unpriced, usd
-from finlint.cost.usage import HOURS_PER_MONTH
+from finlint.cost.usage import ACTIVE_HOURS_PER_MONTH, HOURS_PER_MONTH
 from finlint.domain import catalog
 from finlint.engine.facts import Evidence
 from finlint.finding import Cost, Finding
@@ -63,13 +63,15 @@ def price_notebook_always_on(finding: Finding, ctx: CostContext) -> Cost:
         return unpriced("waste", pricing.missing(itype), instance_type=itype, region=pricing.region)
     pricing.used(quote)
     hpm, why = bounds.quantity(params.get("hours_per_month", HOURS_PER_MONTH), "hours_per_month", 744.0)
-    active, why2 = bounds.quantity(finding.params.get("active_hours_per_month", 176), "active hours", 744.0)
+    active, why2 = bounds.quantity(
+        params.get("active_hours_per_month", ACTIVE_HOURS_PER_MONTH), "active_hours_per_month", 744.0
+    )
     if hpm is None or active is None:
         return unpriced("waste", why or why2 or "hours unresolved")
     idle = max(0.0, hpm - active)
     monthly = quote.usd * idle
     basis = (
-        f"{itype} {quote.rate()} x ({num(hpm)} h in service - {num(active)} active h, policy param "
+        f"{itype} {quote.rate()} x ({num(hpm)} h in service - {num(active)} active h, usage "
         f"active_hours_per_month, an assumption: 8 h x 22 working days) = {num(idle)} idle h = "
         f"{usd(monthly)}/month with nothing to stop it when idle. {price_note(quote)}"
     )
@@ -81,7 +83,6 @@ def price_notebook_always_on(finding: Finding, ctx: CostContext) -> Cost:
         "idle_hours_per_month": idle,
         "region": quote.region,
         "prices": quote_json(quote),
-        "once": f"notebook:{finding.resource}",  # FIN301 prices the same notebook's hours
     }
     return Cost(monthly, None, "waste", basis, assumptions)
 

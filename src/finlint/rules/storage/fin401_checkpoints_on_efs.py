@@ -19,7 +19,7 @@ from finlint.cost.efs import (
 )
 from finlint.cost.pricing import PriceQuote
 from finlint.engine.facts import Evidence
-from finlint.finding import Cost, Finding
+from finlint.finding import Cost, CountedOnce, Finding
 from finlint.ir import (
     FileSystem,
     Mount,
@@ -89,19 +89,17 @@ def _checkpoint_path_on_efs(volume: Volume) -> Any:
     """A path a container is told to checkpoint to (``--checkpoint-dir=/state/ckpt``,
     ``CHECKPOINT_DIR``) that lies under an EFS mount: the longest matching mount wins."""
     unknown = None
-    for entry in volume.extra.get("checkpoint_paths", ()):
-        path = entry.get("path") if isinstance(entry, dict) else None
-        if not isinstance(path, str):
-            continue
+    for entry in volume.checkpoint_paths:
+        path = entry.path
         mount = _mount_for(path, volume.mounts)
         if mount is None:
             continue
         if mount.is_efs is True:
             via = f" through claim '{mount.claim_name}'" if isinstance(mount.claim_name, str) else ""
             return Evidence(
-                f"checkpoint path '{path}' ({entry.get('source', 'container')}) is under the mount "
+                f"checkpoint path '{path}' ({entry.source}) is under the mount "
                 f"'{mount.mount_path}' on EFS{via}",
-                entry.get("line") or mount.line or volume.location.line,
+                entry.line or mount.line or volume.location.line,
                 chain=mount.via,
             )
         if is_unknown(mount.is_efs):
@@ -284,8 +282,9 @@ def price(finding: Finding, ctx: CostContext) -> Cost:
         f"{usd(alt_total)}/month. Saving {usd(efs_total)} - {usd(alt_total)} = {usd(saving)}/month"
         f"{none_text}. {price_note(*quotes)}"
     )
+    shared = CountedOnce("storage", ctx.index.storage_key(rec))
     assumptions.update(
-        storage=ctx.index.storage_key(rec),
+        storage=shared.resource,
         lower_bound=stream.gb_per_month is None,
         throughput_mode=mode or "not linked (Elastic assumed)",
         fsx_lustre_gb=fsx_gb,
@@ -295,7 +294,7 @@ def price(finding: Finding, ctx: CostContext) -> Cost:
         region=std.region,
         prices=quote_json(*quotes),
     )
-    return Cost(saving, None, KIND, basis, assumptions)
+    return Cost(saving, None, KIND, basis, assumptions, counted_once=shared)
 
 
 def _s3_side(

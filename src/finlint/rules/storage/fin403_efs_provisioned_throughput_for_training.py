@@ -49,14 +49,14 @@ def efs_provisioned_for_training(record: Record, pattern: str) -> Any:
 def price_provisioned_throughput(finding: Finding, ctx: CostContext) -> Cost:
     rec = finding.record
     if not isinstance(rec, FileSystem):
-        return unpriced("risk", "efs-provisioned-throughput prices EFS file systems only")
+        return unpriced("savings", "efs-provisioned-throughput prices EFS file systems only")
     mibps, why = bounds.quantity(rec.provisioned_throughput_mibps, "provisioned throughput")
     if mibps is None:
-        return unpriced("risk", why or "provisioned throughput unresolved")
+        return unpriced("savings", why or "provisioned throughput unresolved")
     pricing = ctx.pricing_for(ctx.params(rec))
     quote = pricing.efs("provisioned_throughput_mibps_month")
     if quote is None:
-        return unpriced("risk", pricing.missing("EFS provisioned throughput"), region=pricing.region)
+        return unpriced("savings", pricing.missing("EFS provisioned throughput"), region=pricing.region)
     pricing.used(quote)
     monthly = mibps * quote.usd
     basis = (
@@ -70,7 +70,7 @@ def price_provisioned_throughput(finding: Finding, ctx: CostContext) -> Cost:
         "region": quote.region,
         "prices": quote_json(quote),
     }
-    return Cost(monthly, None, "risk", basis, assumptions)
+    return Cost(monthly, None, "savings", basis, assumptions)
 
 
 RULE = Rule(

@@ -3,10 +3,13 @@
 The policy is ``policies/FIN101-training-job-missing-max-runtime.yaml``; this module holds its
 facts and its price.
 
-Price (runaway-runtime, risk): what a stuck job bills before its runtime cap stops it.
+Price (runaway-runtime, exposure): what a stuck job bills before its runtime cap stops it.
 
 per run  = hourly rate x instances x (cap hours - expected runtime hours, when the usage file gives one)
 per month = per run x stuck runs per month (usage, default 1)
+no cap at all (Kubernetes launchers, ``ir.UNCAPPED_LAUNCHERS``): an exposure, never a made-up total:
+per day  = hourly rate x instances x 24 h; per run = per day x stuck_run_unnoticed_days (usage,
+default 1 day); per month = per run x stuck runs per month
 hourly rate: On-Demand, or for a managed-spot job the spot rate used elsewhere,
 On-Demand x (1 - spot_discount): a stuck spot job bills spot prices.
 """
@@ -27,6 +30,7 @@ from finlint.cost.common import (
     unpriced,
     usd,
 )
+from finlint.domain.sagemaker import NO_CAP
 from finlint.finding import Cost, Finding
 from finlint.ir import (
     UNCAPPED_LAUNCHERS,
@@ -41,18 +45,6 @@ _DEFAULT_TEXT = {
     "sdk-model-trainer": "the ModelTrainer default stopping condition of 3,600 s (1 h) applies",
 }
 
-#: Launchers with no default cap (``ir.UNCAPPED_LAUNCHERS``): what a job without a limit does.
-_NO_CAP_TEXT = {
-    "slurm-sbatch": (
-        "without #SBATCH --time a Slurm job runs until its partition's MaxTime "
-        "(often UNLIMITED on HyperPod and ParallelCluster)"
-    ),
-    "aws-batch": (
-        "AWS Batch sets no default timeout: without timeout.attemptDurationSeconds "
-        "an attempt runs until it ends or is terminated"
-    ),
-}
-
 
 def max_runtime_default_text(record: Record) -> Any:
     """How the platform treats a missing max runtime, for FIN101's message."""
@@ -60,17 +52,17 @@ def max_runtime_default_text(record: Record) -> Any:
         return None
     if record.launcher in _DEFAULT_TEXT:
         return _DEFAULT_TEXT[record.launcher]
-    note = record.extra.get("default_note") if record.extra else None
-    if record.launcher in _NO_CAP_TEXT:
-        return f"{note}; {_NO_CAP_TEXT[record.launcher]}" if note else _NO_CAP_TEXT[record.launcher]
+    note = record.default_note
     if note:
         return str(note)
+    if record.launcher in UNCAPPED_LAUNCHERS:
+        return f"{record.launcher} has {NO_CAP}"
     if record.max_runtime_default_s:
         return f"the default of {record.max_runtime_default_s:,} s applies"
     return "a CreateTrainingJob request without StoppingCondition is invalid"
 
 
-KIND = "risk"
+KIND = "exposure"  # what one stuck run bills: conditional, not expected
 
 
 def price(finding: Finding, ctx: CostContext) -> Cost:
@@ -83,12 +75,8 @@ def price(finding: Finding, ctx: CostContext) -> Cost:
     n, n_why = checked_instance_count(job)
     if n is None:
         return unpriced(KIND, n_why or "instance count unresolved")
-    if job.launcher in UNCAPPED_LAUNCHERS and job.max_runtime_s is None:
-        return unpriced(
-            KIND,
-            f"no runtime cap ({job.launcher}): a stuck run bills until someone stops it, "
-            "so there is no per-run ceiling to price",
-        )
+    if job.max_runtime_s is None and job.launcher in UNCAPPED_LAUNCHERS:
+        return _exposure(job, itype, n, ctx)
     cap_h, cap_how, cap_why = checked_cap(job)
     if cap_h is None:
         if not cap_how and job.max_runtime_s is None:
@@ -133,6 +121,40 @@ def price(finding: Finding, ctx: CostContext) -> Cost:
         "cap_source": cap_how,
         "expected_runtime_hours": expected,
         "billed_hours_per_run": billed_h,
+        "stuck_runs_per_month": stuck,
+        "region": quote.region,
+        "prices": quote_json(quote),
+    }
+    return Cost(monthly, per_run, KIND, basis, assumptions)
+
+
+def _exposure(job: TrainingJob, itype: str, n: int, ctx: CostContext) -> Cost:
+    """No cap at all: what a stuck run bills per day it goes on, for the days the usage file says
+    it goes unnoticed (``stuck_run_unnoticed_days``, default 1: the figure is one day's)."""
+    params = ctx.params(job)
+    pricing = ctx.pricing_for(params)
+    quote = pricing.hourly(itype)
+    if quote is None:
+        return unpriced(KIND, pricing.missing(itype), instance_type=itype, region=pricing.region)
+    per_day = quote.usd * n * 24
+    days = float(params.get("stuck_run_unnoticed_days", 1))
+    per_run = per_day * days
+    stuck = float(params.get("stuck_runs_per_month", 1))
+    monthly = per_run * stuck
+    basis = (
+        f"Nothing stops a stuck run ({job.launcher} has {NO_CAP}): it bills "
+        f"{itype} {quote.rate()} x {n} instance(s) x 24 h = {usd(per_day)} per day it continues; "
+        f"x {num(days)} day(s) unnoticed (usage stuck_run_unnoticed_days) = {usd(per_run)} per run; "
+        f"x {num(stuck)} stuck run(s) per month = {usd(monthly)}/month. {price_note(quote)}"
+    )
+    assumptions = {
+        "instance_type": itype,
+        "hourly_usd": quote.usd,
+        "instances": n,
+        "cap_hours": None,
+        "cap_source": NO_CAP,
+        "exposure_per_day_usd": per_day,
+        "unnoticed_days": days,
         "stuck_runs_per_month": stuck,
         "region": quote.region,
         "prices": quote_json(quote),

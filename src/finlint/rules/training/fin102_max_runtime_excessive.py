@@ -4,7 +4,7 @@ accelerated instances.
 The policy is ``policies/FIN102-max-runtime-excessive.yaml``; this module holds its facts and
 its price.
 
-Price (excess-runtime, risk): per run = hourly x instances x (cap h - guard h), what a stuck
+Price (excess-runtime, exposure): per run = hourly x instances x (cap h - guard h), what a stuck
 run bills beyond the guard the rule asks for (the policy's gpu_max_runtime_s, 7 days);
 x stuck_runs_per_month. Prices are the snapshot's On-Demand figures.
 """
@@ -45,7 +45,7 @@ def _days(value: Any) -> Any:
 
 
 def price_excess_runtime(finding: Finding, ctx: CostContext) -> Cost:
-    kind = "risk"
+    kind = "exposure"
     got = job_quote(finding, ctx, kind)
     if isinstance(got, Cost):
         return got

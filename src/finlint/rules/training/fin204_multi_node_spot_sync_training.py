@@ -4,7 +4,7 @@
 The policy is ``policies/FIN204-multi-node-spot-sync-training.yaml``; this module holds its
 facts and its price.
 
-Price (multi-node-spot, risk): per job = Wc x instances x spot hourly, Wc = the expected
+Price (multi-node-spot, waste): per job = Wc x instances x spot hourly, Wc = the expected
 wall-clock overhead of a checkpointed spot run (``cost.spot``'s Poisson model, the
 field-calibrated +35 % for 8 nodes); x jobs per run x runs_per_month. The restart-from-zero
 extra of a job without checkpoints is FIN201's, not counted here.
@@ -31,7 +31,7 @@ from finlint.rules.base import Rule
 
 
 def price_multi_node_spot(finding: Finding, ctx: CostContext) -> Cost:
-    kind = "risk"
+    kind = "waste"  # the expected overhead of interruptions
     got = job_quote(finding, ctx, kind)
     if isinstance(got, Cost):
         return got
