@@ -184,6 +184,8 @@ LAUNCHERS = (
     "jobset",  # JobSet (jobset.x-k8s.io)
     "volcano",  # Volcano Job (batch.volcano.sh)
     "kuberay",  # KubeRay RayJob
+    "slurm-sbatch",  # a Slurm batch script (#SBATCH directives, sbatch command lines)
+    "aws-batch",  # an AWS Batch GPU job definition (CloudFormation, Terraform, API request)
 )
 
 #: Launchers with no default runtime cap: a job without a limit runs until it finishes.
@@ -196,6 +198,8 @@ UNCAPPED_LAUNCHERS = frozenset(
         "jobset",
         "volcano",
         "kuberay",
+        "slurm-sbatch",
+        "aws-batch",
     }
 )
 
@@ -340,6 +344,7 @@ POOL_KINDS = (
     "batch-compute-environment",
     "hyperpod-instance-group",
     "ray-worker-group",  # a RayCluster / RayService head or worker group with accelerators
+    "parallelcluster-compute-resource",  # a SlurmQueues[].ComputeResources[] entry
 )
 
 
@@ -370,6 +375,10 @@ class ComputePool(Record):
     #: Karpenter: each ``disruption`` key -> where it was written (``spec.disruption.expireAfter``,
     #: ``spec.template.spec.expireAfter``), so a field in the wrong place for its API is visible.
     disruption_paths: Mapping[str, str] = field(default_factory=dict)
+    #: a ParallelCluster compute resource: the Slurm partition (queue) it serves, and whether that
+    #: is the cluster's default partition (its first queue): the Slurm loader links jobs by it
+    partition: str | None = None
+    default_partition: bool = False
     #: Karpenter: the nodeClassRef is a HyperpodNodeClass (nodes carry ``ml.*`` type labels)
     hyperpod_node_class: bool = False
 

@@ -141,6 +141,16 @@ def test_mutated_notebook_never_raises(text: str) -> None:
 
 
 @FUZZ
+@given(mutated(_seeds(".sbatch", ".slurm", ".sh")))
+def test_mutated_slurm_script_never_raises(text: str) -> None:
+    from finlint.loaders import slurm
+
+    result = slurm.load_file(Path("fuzz.sbatch"), "fuzz.sbatch", text, {})
+    _check(result)
+    slurm.finalize(list(result.records))
+
+
+@FUZZ
 @given(mutated(_seeds(".tf")), mutated(_seeds(".tf", ".tfvars")))
 def test_mutated_terraform_never_raises(main_tf: str, other: str) -> None:
     from finlint.loaders.terraform.loader import load_directory

@@ -14,7 +14,8 @@ NO_CAP = "no cap: runs until it finishes"
 def runtime_cap(job: TrainingJob) -> tuple[Any, str]:
     """The cap in force and how it applies: the explicit ``MaxRuntimeInSeconds`` (possibly
     Unknown or alternatives), else the launcher's default cap, else None for a launcher that has
-    none (Kubernetes training launchers: :data:`NO_CAP`), else Unknown."""
+    none (Kubernetes training launchers, Slurm without ``--time``, AWS Batch without a timeout:
+    :data:`NO_CAP`), else Unknown."""
     if job.max_runtime_s is not None:
         if job.launcher in UNCAPPED_LAUNCHERS:
             return job.max_runtime_s, f"explicit {job.runtime_limit_field or 'runtime limit'}"

@@ -130,6 +130,22 @@ REGISTRY: tuple[LoaderSpec, ...] = (
         },
     ),
     LoaderSpec(
+        "aws-batch-api",
+        "finlint.loaders.batch_api",
+        "document",
+        STRUCTURED_SUFFIXES,
+        ("#",),
+        {"aws-batch-api": "job-definition.json"},
+    ),
+    LoaderSpec(
+        "parallelcluster",
+        "finlint.loaders.parallelcluster",
+        "document",
+        STRUCTURED_SUFFIXES,
+        ("#",),
+        {"parallelcluster": "cluster-config.yaml"},
+    ),
+    LoaderSpec(
         "kubernetes",
         "finlint.loaders.kubernetes",
         "document",
@@ -163,6 +179,14 @@ REGISTRY: tuple[LoaderSpec, ...] = (
         (".py", ".ipynb"),
         ("#",),
         {"sagemaker-python": "train.py", "notebook": "train.ipynb"},
+    ),
+    LoaderSpec(
+        "slurm",
+        "finlint.loaders.slurm",
+        "file",
+        (".sbatch", ".slurm", ".sh"),
+        ("#",),
+        {"slurm": "train.sbatch"},
     ),
 )
 

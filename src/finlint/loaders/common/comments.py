@@ -76,7 +76,9 @@ def _comments(file: str, lines: list[str]) -> Iterator[_Comment]:
 
 
 def _is_comment(text: str) -> bool:
-    return text.lstrip().startswith(("#", "//", "/*", "*"))
+    """A comment line; a Slurm ``#SBATCH`` directive is code (a suppression above it covers it)."""
+    stripped = text.lstrip()
+    return stripped.startswith(("#", "//", "/*", "*")) and not stripped.startswith("#SBATCH")
 
 
 def _header_end(lines: list[str]) -> int:

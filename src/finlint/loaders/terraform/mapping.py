@@ -26,6 +26,7 @@ from finlint.loaders.terraform.items import (
 
 __all__ = ["DEFAULT_NOTE", "MAPPED_TYPES", "Item", "get", "map_items"]
 from finlint.loaders.terraform import ml_storage
+from finlint.loaders.terraform.batch import batch_job_definition
 from finlint.loaders.terraform.kubernetes_provider import K8S_TYPES, kubernetes_resource
 from finlint.loaders.terraform.pools import (
     autoscaling_group,
@@ -261,6 +262,7 @@ SIMPLE = {
     "aws_fsx_lustre_file_system": fsx_lustre,
     "aws_launch_template": launch_template,
     "awscc_sagemaker_cluster": hyperpod_cluster,
+    "aws_batch_job_definition": batch_job_definition,
 }
 
 

@@ -1,0 +1,207 @@
+"""AWS Batch job definitions, read the same way from CloudFormation (PascalCase, through its
+``Obj`` reader), Terraform (snake_case blocks, ``container_properties`` as a JSON string) and the
+``RegisterJobDefinition`` request (camelCase): a GPU job definition is a training workload whose
+runtime limit is ``timeout.attemptDurationSeconds`` (AWS Batch has no default: none is no limit).
+
+:class:`Plain` reads a parsed value (a ``LineDict`` from YAML/JSON, Terraform values) with keys
+matched without case or underscores, and a JSON string (``jsonencode(...)``, a heredoc) parsed and
+pinned to the line of its attribute. :func:`read_job_definition` takes any reader with
+``get``/``obj``/``objs`` (``Plain`` or CloudFormation's ``Obj``).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from finlint.ir import Unknown, plain_unknown
+from finlint.loaders.common import coerce
+from finlint.loaders.common.yamlload import pin_lines
+
+#: a JSON string longer than this is not parsed (a job definition is a few KB)
+MAX_JSON_CHARS = 1_000_000
+LAUNCHER = "aws-batch"
+NO_LIMIT = (
+    "AWS Batch sets no default timeout: without timeout.attemptDurationSeconds "
+    "an attempt runs until it ends or is terminated"
+)
+
+
+class Reader(Protocol):
+    def get(self, key: str, kind: type = str) -> tuple[Any, int | None]: ...
+
+    def obj(self, key: str) -> Reader | None: ...
+
+    def objs(self, key: str) -> tuple[Any, int | None]: ...
+
+
+def _norm(key: Any) -> str:
+    return str(key).replace("_", "").replace("-", "").lower()
+
+
+_CONVERT = {int: coerce.to_int, str: coerce.to_str, bool: coerce.to_bool, float: coerce.to_float}
+
+
+@dataclass
+class Plain:
+    """A mapping read with lines; keys match without case and underscores (``NumNodes``,
+    ``numNodes``, ``num_nodes``); a Terraform block (a list of one mapping) reads as the mapping."""
+
+    node: Any
+    line: int
+    path: str = ""
+
+    def find(self, key: str) -> tuple[Any, int | None]:
+        node = self.node
+        if isinstance(node, Unknown):
+            return plain_unknown(node), self.line
+        if not isinstance(node, dict):
+            return None, None
+        want = _norm(key)
+        for k, v in node.items():
+            if _norm(k) == want:
+                lines = getattr(node, "key_lines", None) or {}
+                return v, int(lines.get(k, self.line))
+        return None, None
+
+    def get(self, key: str, kind: type = str) -> tuple[Any, int | None]:
+        value, line = self.find(key)
+        if value is None or line is None:
+            return None, None
+        if isinstance(value, (dict, list)):
+            return Unknown(f"{self.path}{key} is not a single value"), line
+        return _CONVERT[kind](value, f"{self.path}{key}"), line
+
+    def obj(self, key: str) -> Plain | None:
+        value, line = self.find(key)
+        if value is None or line is None or (isinstance(value, list) and not value):
+            return None  # absent, or an empty Terraform block list (a plan's "timeout": [])
+        return Plain(_mapping(value, line, f"{self.path}{key}"), line, f"{self.path}{key}.")
+
+    def objs(self, key: str) -> tuple[Any, int | None]:
+        value, line = self.find(key)
+        if value is None or line is None:
+            return None, None
+        value = _decoded(value, line)
+        if isinstance(value, Unknown):
+            return plain_unknown(value), line
+        if not isinstance(value, list):
+            return Unknown(f"{self.path}{key} is not a list"), line
+        lines = getattr(value, "item_lines", None) or []
+        return [
+            Plain(
+                _mapping(item, lines[i] if i < len(lines) else line, key),
+                lines[i] if i < len(lines) else line,
+            )
+            for i, item in enumerate(value)
+        ], line
+
+
+def _decoded(value: Any, line: int) -> Any:
+    """A JSON string (``jsonencode(...)`` after evaluation, a heredoc) as its value, pinned to ``line``."""
+    if isinstance(value, str) and value.lstrip()[:1] in ("{", "[") and len(value) <= MAX_JSON_CHARS:
+        try:
+            return pin_lines(json.loads(value), line)
+        except (ValueError, RecursionError):
+            return Unknown("not valid JSON")
+    return value
+
+
+def _mapping(value: Any, line: int, path: str) -> Any:
+    value = _decoded(value, line)
+    if isinstance(value, list) and len(value) == 1 and isinstance(value[0], dict):
+        return value[0]  # a Terraform block
+    if isinstance(value, (dict, Unknown)):
+        return plain_unknown(value)
+    return Unknown(f"{path} is not a mapping")
+
+
+@dataclass
+class JobDefinition:
+    """What finlint reads from a job definition."""
+
+    gpus: Any = None  # GPUs per container/node: None when no GPU is requested
+    gpu_line: int | None = None
+    nodes: Any = None  # multi-node parallel: NumNodes
+    instance_type: Any = None  # multi-node: a node range's InstanceType
+    timeout: Any = None
+    lines: dict[str, int] = field(default_factory=dict)
+
+
+def _gpu_of(requirements: Any) -> tuple[Any, int | None]:
+    if not isinstance(requirements, list):
+        return None, None
+    for item in requirements:
+        kind, _ = item.get("Type")
+        if isinstance(kind, str) and kind.upper() == "GPU":
+            value, line = item.get("Value", int)
+            return (value if value is not None else Unknown("GPU requirement without a value")), line
+    return None, None
+
+
+def _container_gpus(container: Reader | None) -> tuple[Any, int | None]:
+    if container is None:
+        return None, None
+    return _gpu_of(container.objs("ResourceRequirements")[0])
+
+
+def read_job_definition(root: Reader) -> JobDefinition:
+    out = JobDefinition()
+    timeout = root.obj("Timeout")
+    if timeout is not None:
+        value, line = timeout.get("AttemptDurationSeconds", int)
+        if line is not None:
+            out.timeout, out.lines["max_runtime_s"] = value, line
+    gpus, line = _container_gpus(root.obj("ContainerProperties"))
+    nodes = root.obj("NodeProperties")
+    if nodes is not None:
+        count, count_line = nodes.get("NumNodes", int)
+        if count_line is not None:
+            out.nodes, out.lines["instance_count"] = count, count_line
+        ranges, _ = nodes.objs("NodeRangeProperties")
+        for node_range in ranges if isinstance(ranges, list) else []:
+            container = node_range.obj("Container")
+            found, found_line = _container_gpus(container)
+            if found is not None and gpus is None:
+                gpus, line = found, found_line
+            itype, itype_line = container.get("InstanceType") if container is not None else (None, None)
+            if itype_line is not None and out.instance_type is None:
+                out.instance_type, out.lines["instance_type"] = itype, itype_line
+    if gpus is None:
+        gpus, line = _eks_gpus(root.obj("EksProperties"))
+    out.gpus, out.gpu_line = gpus, line
+    return out
+
+
+def _eks_gpus(eks: Reader | None) -> tuple[Any, int | None]:
+    pod = eks.obj("PodProperties") if eks is not None else None
+    containers, _ = pod.objs("Containers") if pod is not None else (None, None)
+    for container in containers if isinstance(containers, list) else []:
+        resources = container.obj("Resources")
+        for part in ("Limits", "Requests"):
+            block = resources.obj(part) if resources is not None else None
+            if block is not None:
+                value, line = block.get("nvidia.com/gpu", int)
+                if line is not None:
+                    return value, line
+    return None, None
+
+
+def job_fields(found: JobDefinition) -> dict[str, Any] | None:
+    """TrainingJob fields of a GPU job definition, or None when it requests no GPU."""
+    if found.gpus is None or found.gpus == 0:
+        return None
+    return {
+        "launcher": LAUNCHER,
+        "runtime_limit_field": "timeout.attemptDurationSeconds",
+        "default_note": NO_LIMIT,
+        "max_runtime_s": found.timeout,
+        "instance_count": found.nodes,
+        "instance_type": found.instance_type,
+        "checkpoint_local_path_default": None,
+    }
+
+
+def job_extra(found: JobDefinition) -> dict[str, Any]:
+    return {"gpus_per_node": found.gpus}

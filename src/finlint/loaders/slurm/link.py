@@ -1,0 +1,146 @@
+"""The Slurm loader's whole-scan pass: submissions applied to the scripts they submit, and a job's
+partition linked to the ParallelCluster queue of that name (its instance types).
+
+sbatch's command-line options override the script's ``#SBATCH`` lines, so a submission's literal
+``--time``/``--nodes`` become the script job's values (several submissions of one script with
+different values are alternatives); the line stays the script's (the submission's file is listed
+in ``inputs`` and ``extra["submitted_by"]``). A job gets its queue's instance types from
+the nearest ParallelCluster configuration: one in its own folder or the closest folder above it
+(two at that level: none), else the only one of the scan when it has a queue of the job's
+``--partition`` (two clusters may name the same partition); no ``--partition`` means the
+configuration's first queue, Slurm's default partition.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from typing import Any
+
+from finlint import ir
+from finlint.ir import ComputePool, TrainingJob, Unknown
+
+LAUNCHER = "slurm-sbatch"
+SUBMITS = "slurm_submits"
+POOL_KIND = "parallelcluster-compute-resource"
+#: the fields a submission's command line may set on the script it submits
+_FIELDS = ("max_runtime_s", "instance_count")
+
+
+def _slurm_jobs(records: list[ir.Record]) -> list[TrainingJob]:
+    return [r for r in records if isinstance(r, TrainingJob) and r.launcher == LAUNCHER]
+
+
+def apply_submissions(records: list[ir.Record]) -> list[ir.Record]:
+    jobs = _slurm_jobs(records)
+    scripts = {j.location.file: j for j in jobs if SUBMITS not in j.extra}
+    by_target: dict[str, list[TrainingJob]] = {}
+    for job in jobs:
+        target = job.extra.get(SUBMITS)
+        if isinstance(target, str) and target in scripts and target != job.location.file:
+            by_target.setdefault(target, []).append(job)
+    if not by_target:
+        return records
+    merged: dict[int, ir.Record] = {}
+    dropped: set[int] = set()
+    for target, subs in by_target.items():
+        script = scripts[target]
+        changes: dict[str, Any] = {}
+        lines = dict(script.attr_lines)
+        for name in _FIELDS:
+            own = getattr(script, name)
+            values = [
+                getattr(s, name) if name in s.attr_lines and not _derived(s, name) else own for s in subs
+            ]
+            if all(v is own for v in values):
+                continue
+            changes[name] = ir.alternatives(values, f"{name} differs between the submissions of {target}")
+            if name in lines and any(v is not own for v in values):
+                lines.pop(name)  # the value is written in another file: the finding stays on the job
+        extra = dict(script.extra)
+        files = sorted({s.location.file for s in subs})
+        changes["inputs"] = tuple(sorted(set(script.inputs) | set(files)))
+        extra["submitted_by"] = [f"{s.location.file}:{s.location.line}" for s in subs]
+        if "max_runtime_s" in changes:
+            changes["default_note"] = None
+            extra["runtime_from"] = "sbatch --time on the command line of " + ", ".join(extra["submitted_by"])
+        merged[id(script)] = script.with_changes(attr_lines=lines, extra=extra, **changes)
+        dropped.update(id(s) for s in subs)
+    return [merged.get(id(r), r) for r in records if id(r) not in dropped]
+
+
+def _derived(job: TrainingJob, name: str) -> bool:
+    """A submission's runtime that is only "the script is not in the scan" (not its own option)."""
+    value = getattr(job, name)
+    return isinstance(value, Unknown) and "not in the scan" in value.reason
+
+
+def link_partitions(records: list[ir.Record]) -> list[ir.Record]:
+    pools = [r for r in records if isinstance(r, ComputePool) and r.pool_kind == POOL_KIND]
+    if not pools:
+        return records
+    by_config: dict[str, list[ComputePool]] = {}
+    for pool in pools:
+        by_config.setdefault(pool.location.file, []).append(pool)
+    out: list[ir.Record] = []
+    for record in records:
+        if isinstance(record, TrainingJob) and record.launcher == LAUNCHER and record.instance_type is None:
+            config = nearest_config(
+                record.location.file, list(by_config), record.extra.get("partition"), by_config
+            )
+            if config is not None:
+                record = _with_queue(record, by_config[config], config)
+        out.append(record)
+    return out
+
+
+def nearest_config(
+    script: str,
+    configs: list[str],
+    partition: Any = None,
+    pools: dict[str, list[ComputePool]] | None = None,
+) -> str | None:
+    """The configuration in the script's folder or the closest folder above it; else the only
+    configuration of the scan when it has a queue of the script's ``--partition`` (a script
+    elsewhere in a repository of examples, with no partition, is not assumed to run there)."""
+    folder = posixpath.dirname(script)
+    while True:
+        here = [c for c in configs if posixpath.dirname(c) == folder]
+        if len(here) == 1:
+            return here[0]
+        if len(here) > 1:
+            return None
+        if folder in ("", "/", "."):
+            break
+        folder = posixpath.dirname(folder)
+    if len(configs) != 1 or not isinstance(partition, str) or pools is None:
+        return None
+    queues = {p.partition for p in pools.get(configs[0], [])}
+    return configs[0] if partition in queues else None
+
+
+def _with_queue(job: TrainingJob, pools: list[ComputePool], config: str) -> TrainingJob:
+    queues: dict[str, list[ComputePool]] = {}
+    for pool in pools:
+        if pool.partition is not None:
+            queues.setdefault(pool.partition, []).append(pool)
+    default = next((p.partition for p in pools if p.default_partition), None)
+    partition = job.extra.get("partition")
+    name = default if partition is None else partition
+    if not isinstance(name, str) or name not in queues:
+        return job
+    types: list[Any] = []
+    for pool in queues[name]:
+        listed = pool.instance_types
+        types.extend(listed if isinstance(listed, tuple) else (Unknown("instance types unknown"),))
+    value = ir.alternatives(types, f"queue {name} has several compute resources")
+    if isinstance(value, Unknown) and not isinstance(value, ir.Alternatives):
+        value = Unknown(f"queue {name}: {value.reason}", value.template)
+    lines = dict(job.attr_lines)
+    if "partition" in lines:
+        lines["instance_type"] = lines["partition"]
+    extra = dict(job.extra)
+    extra["queue"] = f"{config}: SlurmQueues {name}" + (
+        " (the default partition)" if partition is None else ""
+    )
+    inputs = tuple(sorted(set(job.inputs) | {config}))
+    return job.with_changes(instance_type=value, attr_lines=lines, extra=extra, inputs=inputs)

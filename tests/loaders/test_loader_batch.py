@@ -1,0 +1,92 @@
+"""AWS Batch: job definitions (CloudFormation, Terraform, API) and compute environments (API)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from finlint import ir
+from finlint.loaders import DocContext, batch_api
+from finlint.loaders.common.yamlload import load_all
+from finlint.options import ScanOptions
+from finlint.scan import lint
+
+ROOT = Path(__file__).resolve().parents[2]
+FIX = ROOT / "fixtures" / "aws-batch"
+
+
+def records(path: Path) -> list[ir.Record]:
+    return list(lint(ScanOptions(paths=[path], display_root=ROOT)).records)
+
+
+def jobs(path: Path) -> dict[str, ir.TrainingJob]:
+    return {r.address: r for r in records(path) if isinstance(r, ir.TrainingJob)}
+
+
+def test_cloudformation_job_definitions() -> None:
+    found = jobs(FIX / "bad" / "batch-stack.yaml")
+    assert set(found) == {"TrainJobDef", "MnpJobDef"}  # the CPU job definition is not training
+    train, mnp = found["TrainJobDef"], found["MnpJobDef"]
+    assert train.launcher == "aws-batch" and train.max_runtime_s is None and train.extra["gpus_per_node"] == 8
+    assert mnp.max_runtime_s == 86400 and mnp.line_of("max_runtime_s") == 24
+    assert mnp.instance_count == 4 and mnp.instance_type == "p4d.24xlarge"
+    assert isinstance(mnp.extra["gpus_per_node"], ir.Unknown)  # !Ref without a default
+
+
+def test_terraform_job_definitions() -> None:
+    found = jobs(FIX / "bad" / "main.tf")
+    train = found["aws_batch_job_definition.train"]
+    assert train.max_runtime_s is None and train.extra["gpus_per_node"] == 8
+    capped = found["aws_batch_job_definition.capped"]
+    assert capped.max_runtime_s == 43200 and capped.line_of("max_runtime_s") == 21
+    mnp = found["aws_batch_job_definition.mnp"]
+    assert (
+        mnp.instance_count == 2 and mnp.instance_type == "p5.48xlarge" and mnp.line_of("instance_count") == 31
+    )
+
+
+def test_api_requests() -> None:
+    found = jobs(FIX / "bad" / "register-job-definition.json")
+    (job,) = found.values()
+    assert job.address == "JobDefinition/llm-finetune" and job.source_format == "aws-batch-api"
+    assert job.max_runtime_s is None and job.extra["gpus_per_node"] == 8
+    pools = [
+        r for r in records(FIX / "bad" / "create-compute-environment.json") if isinstance(r, ir.ComputePool)
+    ]
+    (pool,) = pools
+    assert pool.min_size == 1 and pool.max_size == 4 and pool.instance_types == ("p5.48xlarge",)
+    assert pool.line_of("min_size") == 7 and pool.capacity_types == ("on-demand",)
+
+
+def test_cpu_job_definition_and_other_json_are_not_claimed() -> None:
+    assert not jobs(FIX / "good" / "cpu-job-definition.json")
+    assert not batch_api.claims({"jobDefinitionName": "x"})
+    assert not batch_api.claims({"computeEnvironmentName": "x", "computeResources": "no"})
+
+
+def test_bad_values_are_unknown_not_errors() -> None:
+    (doc,) = load_all(
+        '{"jobDefinitionName": "x", "timeout": {"attemptDurationSeconds": "soon"},'
+        ' "containerProperties": {"resourceRequirements": [{"type": "GPU", "value": "1"}]}}',
+        is_json=True,
+    )
+    result = batch_api.load(doc, DocContext(file="x.json"))
+    (job,) = result.records
+    assert isinstance(job, ir.TrainingJob) and isinstance(job.max_runtime_s, ir.Unknown)
+
+
+def test_terraform_plan_job_definitions() -> None:
+    found = jobs(FIX / "bad" / "plan" / "plan.json")
+    assert found["aws_batch_job_definition.plan_train"].max_runtime_s is None  # "timeout": [] is absent
+    assert found["aws_batch_job_definition.plan_capped"].max_runtime_s == 3600
+
+
+def test_terraform_container_properties_block_form(tmp_path: Path) -> None:
+    (tmp_path / "main.tf").write_text(
+        'resource "aws_batch_job_definition" "blk" {\n  name = "blk"\n  type = "container"\n'
+        '  container_properties {\n    image = "busybox"\n'
+        '    resource_requirements {\n      type  = "GPU"\n      value = "1"\n    }\n  }\n'
+        "  timeout {\n    attempt_duration_seconds = 600\n  }\n}\n",
+        encoding="utf-8",
+    )
+    (job,) = jobs(tmp_path).values()
+    assert job.extra["gpus_per_node"] == 1 and job.max_runtime_s == 600 and job.line_of("max_runtime_s") == 12
