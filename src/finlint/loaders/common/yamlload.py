@@ -182,6 +182,9 @@ def json_error(exc: json.JSONDecodeError) -> tuple[str, int]:
     so itself; older versions say "Expecting property name" at the closing bracket.
     """
     doc, pos = exc.doc, exc.pos
+    if exc.msg.startswith("Illegal trailing comma before end of "):  # Python 3.13+: at the comma
+        closing = exc.msg.rsplit(" ", 1)[-1]
+        return f"invalid JSON: trailing comma before the end of an {closing}", exc.lineno
     before = doc[:pos].rstrip()
     if before.endswith(",") and doc[pos : pos + 1] in ("}", "]"):
         closing = "object" if doc[pos] == "}" else "array"
