@@ -81,6 +81,30 @@ def _finite(value: Any) -> Any:
     return value
 
 
+@dataclass(frozen=True)
+class TextEdit:
+    """Replace one span of one file: ``file`` as in :attr:`Finding.file`, 1-based lines, 0-based
+    columns counted in characters, the end exclusive. An insertion has start == end."""
+
+    file: str
+    start_line: int
+    start_col: int
+    end_line: int
+    end_col: int
+    new_text: str
+
+
+@dataclass(frozen=True)
+class Fix:
+    """The minimal edit that resolves a finding. ``safe``: behaviour is unchanged (it writes down
+    the limit that applies today); unsafe fixes change behaviour and carry a chosen value, named
+    in ``description``. Edits never overlap and are applied last-first."""
+
+    description: str
+    safe: bool
+    edits: tuple[TextEdit, ...]
+
+
 @dataclass
 class Finding:
     """One rule firing on one resource: where to edit, what is wrong, and (after pricing) its cost."""
@@ -105,6 +129,7 @@ class Finding:
     chain_files: tuple[str, ...] = ()
     suppressed: str | None = None  # justification when suppressed in source
     baseline: bool = False  # known in the baseline file: reported, never fails the run
+    fix: Fix | None = None  # set by the fix stage when the rule has a fix for this finding
 
     def evidence_of(self, kind: type[T]) -> T | None:
         """The rule's evidence of type ``kind``, or None when its facts established none."""
