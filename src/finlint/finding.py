@@ -47,6 +47,9 @@ class Cost:
     assumptions: dict[str, Any] = field(default_factory=dict)
     reason: str | None = None  # why there is no figure (unpriced type, ...)
     counted_once: CountedOnce | None = None
+    #: the basis in one short phrase for a terminal line: what the figure means and the three or
+    #: four numbers that drive it ("" until the price sets it; ``basis`` keeps the arithmetic)
+    brief: str = ""
 
     def to_json(self) -> dict[str, Any]:
         """Valid JSON always: a non-finite number (never expected) becomes null, never NaN/Infinity."""
@@ -55,6 +58,7 @@ class Cost:
             "per_run_usd": _money(self.per_run_usd),
             "kind": self.kind,
             "basis": self.basis,
+            **({"brief": self.brief} if self.brief else {}),
             "assumptions": _finite(self.assumptions),
         }
         if self.reason:
