@@ -12,10 +12,11 @@ every line number stays where it was. Nothing else is rewritten, and the library
 
 from __future__ import annotations
 
+import string
 from typing import Any
 
 #: Characters that end an operand: after one of them a ``-`` is subtraction, never a sign.
-_OPERAND_END = frozenset("0123456789_)]}\"'") | frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+_OPERAND_END = frozenset(string.ascii_letters + string.digits + "_)]}\"'")
 
 #: How many such subtractions one file may hold before its error is reported as it is (each
 #: costs one more parse of the file).
