@@ -42,3 +42,91 @@ def test_templated_mount_path_is_described_not_printed_as_an_object(tmp_path: Pa
         "mountPath is a template placeholder ('${CKPT_MOUNT}')) from claim 'efs-checkpoints'"
     )
     assert finding.line == 18
+
+
+STORAGE = """\
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata:
+  name: efs-sc
+provisioner: efs.csi.aws.com
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata:
+  name: datasets
+spec:
+  storageClassName: efs-sc
+  resources:
+    requests:
+      storage: 5000Gi
+---
+apiVersion: v1
+kind: PersistentVolume
+metadata:
+  name: checkpoints-pv
+spec:
+  capacity:
+    storage: 500Gi
+  storageClassName: efs-sc
+  csi:
+    driver: efs.csi.aws.com
+    volumeHandle: fs-12345678
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata:
+  name: checkpoints
+spec:
+  storageClassName: efs-sc
+  volumeName: checkpoints-pv
+  resources:
+    requests:
+      storage: 500Gi
+"""
+
+WORKLOAD = """\
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: train
+spec:
+  template:
+    spec:
+      containers:
+        - name: train
+          image: img
+          resources:
+            limits:
+              nvidia.com/gpu: 8
+          volumeMounts:
+            - name: data
+              mountPath: /data
+            - name: ckpt
+              mountPath: /checkpoints
+      volumes:
+        - name: data
+          persistentVolumeClaim:
+            claimName: datasets
+        - name: ckpt
+          persistentVolumeClaim:
+            claimName: checkpoints
+"""
+
+
+def test_a_pv_and_its_claim_are_one_bill(tmp_path: Path) -> None:
+    result = scan_files(tmp_path, {"storage.yaml": STORAGE}, ("FIN401",))
+    found = {f.resource: f for f in result.findings}
+    assert sorted(found) == ["PersistentVolume/checkpoints-pv", "PersistentVolumeClaim/default/checkpoints"]
+    keys = {f.cost.counted_once.resource for f in found.values() if f.cost and f.cost.counted_once}
+    assert keys == {"PersistentVolumeClaim/default/checkpoints"}
+
+
+def test_workload_checkpoint_is_sized_from_its_own_claim(tmp_path: Path) -> None:
+    result = scan_files(tmp_path, {"storage.yaml": STORAGE, "job.yaml": WORKLOAD}, ("FIN401",))
+    (job,) = [f for f in result.findings if f.resource.startswith("Job/")]
+    assert job.line == 17 and job.cost is not None
+    assert job.cost.assumptions["checkpoint_gb"] == 500
+    assert "claim 'checkpoints' requested size" in job.cost.basis
+    assert job.cost.counted_once is not None
+    assert job.cost.counted_once.resource == "PersistentVolumeClaim/default/checkpoints"

@@ -214,7 +214,7 @@ def price(finding: Finding, ctx: CostContext) -> Cost:
         return unpriced(KIND, "no record to price")
     params = ctx.params(rec)
     pricing = ctx.pricing_for(params)
-    size, size_how = checkpoint_volume(rec, ctx, params)
+    size, size_how = checkpoint_volume(rec, ctx, params, finding.line)
     fsx_gb = float(params.get("fsx_lustre_gb", 1200))
     tier = int(params.get("fsx_throughput_mb_s_per_tib", 250))
 
@@ -292,7 +292,7 @@ def price(finding: Finding, ctx: CostContext) -> Cost:
         f"{usd(alt_total)}/month. Saving {usd(efs_total)} - {usd(alt_total)} = {usd(saving)}/month"
         f"{none_text}. {price_note(*quotes)}"
     )
-    shared = CountedOnce("storage", ctx.index.storage_key(rec))
+    shared = CountedOnce("storage", ctx.index.storage_key(rec, finding.line))
     assumptions.update(
         storage=shared.resource,
         lower_bound=stream.gb_per_month is None,
