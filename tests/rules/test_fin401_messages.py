@@ -130,3 +130,20 @@ def test_workload_checkpoint_is_sized_from_its_own_claim(tmp_path: Path) -> None
     assert "claim 'checkpoints' requested size" in job.cost.basis
     assert job.cost.counted_once is not None
     assert job.cost.counted_once.resource == "PersistentVolumeClaim/default/checkpoints"
+
+
+def test_space_separated_flag_under_a_claim_efs_by_name(tmp_path: Path) -> None:
+    """``--ckpt-path /efs/ckpt`` (two words) under the mount of claim 'efs-claim', not in the scan."""
+    job = JOB.replace("mountPath: ${CKPT_MOUNT}", "mountPath: /efs").replace(
+        "claimName: efs-checkpoints", "claimName: efs-claim"
+    )
+    command = '              command: ["torchrun", "train.py", "--ckpt-path", "/efs/ckpt"]\n'
+    job = job.replace("name: ckpt", "name: shared").replace("image: img\n", "image: img\n" + command)
+    result = scan_files(tmp_path, {"job.yaml": job}, ("FIN401",))
+    (finding,) = result.findings
+    assert finding.line == 14
+    assert (
+        "checkpoint path '/efs/ckpt' (command) is under the mount '/efs' of claim 'efs-claim'"
+        in finding.message
+    )
+    assert "EFS by name only" in finding.message
