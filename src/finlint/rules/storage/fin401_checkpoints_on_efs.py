@@ -132,16 +132,16 @@ def _efs_by_name(volume: Volume, rx: re.Pattern[str]) -> Evidence | None:
                     mount.line or volume.location.line,
                 )
         for entry in volume.checkpoint_paths:  # --ckpt-path /efs/x under a mount of such a claim
-            mount = _mount_for(entry.path, volume.mounts)
-            claim = mount.claim_name if mount is not None else None
-            if mount is None or mount.is_efs is not None or mount.via or not isinstance(claim, str):
+            under = _mount_for(entry.path, volume.mounts)
+            claim = under.claim_name if under is not None else None
+            if under is None or under.is_efs is not None or under.via or not isinstance(claim, str):
                 continue
             if EFS_NAME.search(claim):
                 return Evidence(
                     f"checkpoint path '{entry.path}' ({entry.source}) is under the mount "
-                    f"'{mount.mount_path}' of claim '{claim}', which is not defined in the scan: EFS by "
+                    f"'{under.mount_path}' of claim '{claim}', which is not defined in the scan: EFS by "
                     "name only (medium confidence: the claim's name says EFS)",
-                    entry.line or mount.line or volume.location.line,
+                    entry.line or under.line or volume.location.line,
                 )
         return None
     sc = volume.storage_class
