@@ -464,6 +464,9 @@ class EnvFrom:
     line: int
     env: tuple[str, ...] = ()  # names the container's own ``env`` defines (they win)
     pending: tuple[PendingEnv, ...] = ()
+    #: keys of ``config_maps`` the container runs as scripts (a ConfigMap volume's file named in
+    #: its ``command``/``args``): their ``export CKPT_DIR=/x`` lines and checkpoint flags, not env
+    scripts: tuple[str, ...] = ()
 
 
 #: Volume.volume_kind values.

@@ -2,7 +2,8 @@
 
 The reference functions below are the scans the EFS model did per finding before pricing was
 indexed (cost/efs.py): the first match in record order wins, so ties (two PVCs of one name, two
-file systems sharing an id) must go to the same record.
+file systems sharing an id) must go to the same record. Since issue 27 a workload is sized from
+its EFS claims only (never a dataset claim it also mounts) and a PV's bill is its bound claim's.
 """
 
 from __future__ import annotations
@@ -44,6 +45,10 @@ def old_storage_key(rec: Record, records: list[Record]) -> str:
         for pvc in pvcs:
             if pvc.namespace == rec.namespace or not known(rec.namespace):
                 return pvc.address
+    if isinstance(rec, Volume) and rec.volume_kind == "pv" and isinstance(rec.name, str):
+        for other in records:
+            if isinstance(other, Volume) and other.volume_kind == "pvc" and other.volume_name == rec.name:
+                return other.address
     return rec.address
 
 
@@ -51,7 +56,7 @@ def old_claim_size(rec: Record, records: list[Record]) -> tuple[float | None, st
     if isinstance(rec, Volume) and rec.volume_kind in ("pvc", "pv") and known(rec.capacity_gb):
         return float(rec.capacity_gb), f"the {rec.volume_kind.upper()}'s requested size"  # type: ignore[arg-type]
     if isinstance(rec, Volume) and rec.volume_kind == "workload":
-        claims = {m.claim_name for m in rec.mounts if isinstance(m.claim_name, str)}
+        claims = {m.claim_name for m in rec.mounts if isinstance(m.claim_name, str) and m.is_efs is True}
         for other in records:
             if (
                 isinstance(other, Volume)
@@ -110,6 +115,7 @@ def random_records(rng: random.Random, n: int) -> list[Record]:
                     namespace=rng.choice(namespaces),
                     volume_kind=rng.choice(["pvc", "pvc", "pv", "workload", "workload"]),
                     capacity_gb=rng.choice(sizes),
+                    volume_name=rng.choice(names),
                     file_system_ref=rng.choice([*ids, None]),
                     efs_target=rng.choice([*ids, None, None]),
                     mounts=mounts(),

@@ -135,10 +135,13 @@ def test_pool_never_consolidates() -> None:
     assert isinstance(pool_never_consolidates(pool(disruption={"budgets": [{"nodes": "0"}]})), Evidence)
     scheduled = {"budgets": [{"nodes": "0", "schedule": "0 9 * * mon-fri", "duration": "8h"}]}
     assert pool_never_consolidates(pool(disruption=scheduled)) is None
-    beta = {"consolidationPolicy": "WhenEmpty"}
+    beta = {"consolidationPolicy": "WhenEmpty", "expireAfter": "Never"}
     assert isinstance(
         pool_never_consolidates(pool(api_version="karpenter.sh/v1beta1", disruption=beta)), Evidence
     )
+    # no expireAfter: the v1beta1 CRD defaults it to 720h, so WhenEmpty nodes are still recycled
+    defaulted = {"consolidationPolicy": "WhenEmpty"}
+    assert pool_never_consolidates(pool(api_version="karpenter.sh/v1beta1", disruption=defaulted)) is None
     assert pool_never_consolidates(pool(api_version="karpenter.sh/v1", disruption=beta)) is None
     prov = pool(pool_kind="karpenter-provisioner", api_version="karpenter.sh/v1alpha5")
     assert isinstance(pool_never_consolidates(prov), Evidence)

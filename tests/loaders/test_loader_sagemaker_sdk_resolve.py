@@ -302,6 +302,47 @@ def test_tuner_max_jobs_defaults_and_grid() -> None:
     assert inline.address == "launch:PyTorch"  # no variable, no function: named after its class
 
 
+def test_v3_tuner_takes_a_model_trainer_and_drops_its_checkpoint() -> None:
+    """sagemaker-train's HyperparameterTuner(model_trainer=...) runs max_jobs jobs with the
+    trainer's spot setting but builds their definition without its checkpoint_config."""
+    spot, kept = jobs(
+        """\
+        from sagemaker.train import ModelTrainer
+        from sagemaker.train.configs import CheckpointConfig, Compute
+        from sagemaker.train.tuner import HyperparameterTuner
+        from sagemaker.tuner import HyperparameterTuner as V2Tuner
+        from sagemaker.pytorch import PyTorch
+        trainer = ModelTrainer(
+            training_image="img",
+            compute=Compute(instance_type="ml.p4d.24xlarge", enable_managed_spot_training=True),
+            checkpoint_config=CheckpointConfig(s3_uri="s3://b/ckpt"),
+        )
+        HyperparameterTuner(model_trainer=trainer, objective_metric_name="loss",
+                            hyperparameter_ranges={}, max_jobs=10).tune()
+        est = PyTorch(entry_point="t.py", use_spot_instances=True, checkpoint_s3_uri="s3://b/c")
+        V2Tuner(est, "loss", {}, max_jobs=4).fit()
+        """
+    )
+    assert (spot.launcher, spot.spot, spot.runs_multiplier) == ("sdk-model-trainer", True, 10)
+    assert spot.checkpoint_s3_uri is None and spot.checkpoint_local_path is None
+    assert "checkpoint_config is dropped by HyperparameterTuner" in spot.finding_note
+    # the v2 tuner keeps an estimator's checkpoint (sagemaker.job._Job._load_config)
+    assert (kept.checkpoint_s3_uri, kept.runs_multiplier, kept.finding_note) == ("s3://b/c", 4, "")
+
+
+def test_v3_tuner_create_with_model_trainer_dict_is_shared() -> None:
+    (job,) = jobs(
+        """\
+        from sagemaker.train import ModelTrainer
+        from sagemaker.train.tuner import HyperparameterTuner
+        t = ModelTrainer(training_image="img")
+        HyperparameterTuner.create(model_trainer_dict={"a": t}, objective_metric_name_dict={},
+                                   hyperparameter_ranges_dict={}, max_jobs=6)
+        """
+    )
+    assert job.runs_multiplier == 6
+
+
 def test_training_step_with_estimator_and_step_args() -> None:
     first, second = jobs(
         """\

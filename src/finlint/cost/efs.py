@@ -31,11 +31,13 @@ IA_MINIMUM_DAYS = 30.0
 DAYS_PER_MONTH = HOURS_PER_MONTH / 24.0
 
 
-def checkpoint_volume(rec: Record, ctx: CostContext, params: Mapping[str, Any]) -> tuple[float, str]:
+def checkpoint_volume(
+    rec: Record, ctx: CostContext, params: Mapping[str, Any], line: int | None = None
+) -> tuple[float, str]:
     """V: the usage file first, a PVC's requested size as a weak hint, else the stated default."""
     if ctx.usage.source_of("checkpoint_storage_gb", rec.address, rec.name) == "usage file":
         return float(params["checkpoint_storage_gb"]), "usage checkpoint_storage_gb"
-    size, how = ctx.index.claim_size(rec)
+    size, how = ctx.index.claim_size(rec, line)
     if size is not None and 0 <= size <= 1e8:
         return size, f"{how}, a weak hint: the EFS CSI driver ignores capacity; set checkpoint_storage_gb"
     return float(params.get("checkpoint_storage_gb", 1200)), "stated default checkpoint_storage_gb (1.2 TB)"

@@ -26,6 +26,7 @@ class RecordIndex:
         self._records = records
         self._efs: dict[str, tuple[int, FileSystem]] | None = None
         self._pvcs: dict[str, list[tuple[int, Volume]]] | None = None
+        self._bound: dict[str, Volume] | None = None
 
     # -- tables ---------------------------------------------------------------------------
 
@@ -51,6 +52,16 @@ class RecordIndex:
             self._pvcs = table
         return self._pvcs
 
+    def _claims_by_volume_name(self) -> dict[str, Volume]:
+        """PV name -> the first PVC bound to it by ``spec.volumeName``."""
+        if self._bound is None:
+            table: dict[str, Volume] = {}
+            for rec in self._records:
+                if isinstance(rec, Volume) and rec.volume_kind == "pvc" and isinstance(rec.volume_name, str):
+                    table.setdefault(rec.volume_name, rec)
+            self._bound = table
+        return self._bound
+
     def _claims(self, names: Iterable[str]) -> Iterator[Volume]:
         """The PVCs named by any of ``names``, in record order (each once)."""
         table = self._pvcs_by_name()
@@ -74,24 +85,31 @@ class RecordIndex:
         hits = [table[r] for r in refs if r in table]
         return min(hits, key=_position)[1] if hits else None
 
-    def storage_key(self, rec: Record) -> str:
-        """The storage object a finding's money is really about (a workload's claim, else itself)."""
+    def storage_key(self, rec: Record, line: int | None = None) -> str:
+        """The storage object a finding's money is really about: a workload's EFS claim (the one
+        mounted at ``line`` first), a PV's bound claim (``spec.volumeName``), else itself."""
         if isinstance(rec, Volume) and rec.volume_kind == "workload":
-            claims = [m.claim_name for m in rec.mounts if isinstance(m.claim_name, str) and m.is_efs is True]
-            pvc = self._first_claim(rec, claims, lambda pvc: True)
-            if pvc is not None:
-                return pvc.address
+            for claims in _efs_claims(rec, line):
+                pvc = self._first_claim(rec, claims, lambda pvc: True)
+                if pvc is not None:
+                    return pvc.address
+        if isinstance(rec, Volume) and rec.volume_kind == "pv" and isinstance(rec.name, str):
+            bound = self._claims_by_volume_name().get(rec.name)
+            if bound is not None:
+                return bound.address
         return rec.address
 
-    def claim_size(self, rec: Record) -> tuple[float | None, str]:
-        """The checkpoint volume's requested size: the PVC itself, or the claim a workload mounts."""
+    def claim_size(self, rec: Record, line: int | None = None) -> tuple[float | None, str]:
+        """The checkpoint volume's requested size: the PVC or PV itself, or the EFS claim a
+        workload mounts (the one mounted at ``line``, the finding's, first); never the size of
+        another claim the workload mounts (a dataset volume)."""
         if isinstance(rec, Volume) and rec.volume_kind in ("pvc", "pv") and _known(rec.capacity_gb):
             return float(rec.capacity_gb), f"the {rec.volume_kind.upper()}'s requested size"  # type: ignore[arg-type]
         if isinstance(rec, Volume) and rec.volume_kind == "workload":
-            claims = [m.claim_name for m in rec.mounts if isinstance(m.claim_name, str)]
-            pvc = self._first_claim(rec, claims, lambda pvc: _known(pvc.capacity_gb))
-            if pvc is not None:
-                return float(pvc.capacity_gb), f"claim '{pvc.name}' requested size"  # type: ignore[arg-type]
+            for claims in _efs_claims(rec, line):
+                pvc = self._first_claim(rec, claims, lambda pvc: _known(pvc.capacity_gb))
+                if pvc is not None:
+                    return float(pvc.capacity_gb), f"claim '{pvc.name}' requested size"  # type: ignore[arg-type]
         return None, ""
 
     def _first_claim(self, rec: Volume, claims: list[str], ok: Callable[[Volume], bool]) -> Volume | None:
@@ -101,6 +119,14 @@ class RecordIndex:
             if ok(pvc) and (pvc.namespace == rec.namespace or not _known(rec.namespace)):
                 return pvc
         return None
+
+
+def _efs_claims(rec: Volume, line: int | None) -> list[list[str]]:
+    """The claims of a workload's EFS mounts to try in turn: the one mounted at ``line`` (the
+    finding's), then all of them."""
+    claims = [m.claim_name for m in rec.mounts if isinstance(m.claim_name, str) and m.is_efs is True]
+    at_line = [m.claim_name for m in rec.mounts if m.line == line and m.claim_name in claims]
+    return [[c for c in at_line if isinstance(c, str)], claims] if at_line else [claims]
 
 
 def _position(entry: tuple[int, Record]) -> int:

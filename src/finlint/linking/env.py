@@ -9,6 +9,7 @@ adds the paths to ``Volume.checkpoint_paths`` with the chain in their ``source``
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import Any
 
@@ -58,6 +59,29 @@ def _paths(entry: EnvFrom, env: dict[str, str], origin: str) -> list[CheckpointP
     return found
 
 
+_ASSIGN = re.compile(r"^\s*(?:export\s+)?([A-Za-z_]\w*)=(\S+)")
+
+
+def _script_paths(entry: EnvFrom, data: dict[str, str], origin: str) -> list[CheckpointPath]:
+    """Checkpoint paths a script the container runs sets: ``export CKPT_DIR=/efs/ckpt`` (a
+    checkpoint-ish name), or a checkpoint flag in it once its own assignments are expanded."""
+    found: list[CheckpointPath] = []
+    for key in entry.scripts:
+        where = f"script {key} ({origin})"
+        assigned: dict[str, str] = {}
+        for line in data.get(key, "").splitlines()[:2000]:
+            m = _ASSIGN.match(line)
+            if m is not None:
+                name, value = m.group(1), expand(m.group(2).strip("'\""), assigned)
+                assigned[name] = value
+                if _CHECKPOINT_WORD.search(name) and value.startswith("/"):
+                    found.append(CheckpointPath(value, entry.line, f"{where}: {name}={value}"))
+                continue
+            for path in checkpoint_flag_paths(expand(line, assigned)):
+                found.append(CheckpointPath(path, entry.line, f"{where}: {line.strip()[:80]}"))
+    return found
+
+
 def link_env_from(records: list[Record]) -> list[Record]:
     maps: dict[str, list[ConfigMap]] = {}
     for r in records:
@@ -81,7 +105,9 @@ def link_env_from(records: list[Record]) -> list[Record]:
                     env.update(found.data)
                     origins.append(f"ConfigMap {name} ({found.location.file}:{found.location.line})")
                     via.append(found.location.file)
-            if env:
+            if env and entry.scripts:
+                added += _script_paths(entry, env, ", ".join(origins))
+            elif env:
                 added += _paths(entry, env, ", ".join(origins))
         if not added:
             out.append(r)

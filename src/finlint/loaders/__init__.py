@@ -184,7 +184,7 @@ REGISTRY: tuple[LoaderSpec, ...] = (
         "slurm",
         "finlint.loaders.slurm",
         "file",
-        (".sbatch", ".slurm", ".sh"),
+        (".sbatch", ".slurm", ".sh", ".bash", ".job", ".batch", ".submit"),
         ("#",),
         {"slurm": "train.sbatch"},
     ),

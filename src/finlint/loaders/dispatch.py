@@ -6,6 +6,7 @@ every loader's whole-scan ``finalize`` pass. A loader bug costs one file (FIN000
 from __future__ import annotations
 
 import json
+import re
 import sys
 from functools import partial
 from pathlib import Path
@@ -83,16 +84,37 @@ def load_structured(path: Path, display: str, text: str, options: dict[str, Any]
             return result
         docs = tolerant
     lines = text.splitlines()
+    claimed = False
     for index, doc in enumerate(docs):
         module = loaders.document_loader_for(doc)
         if module is None:
             continue
+        claimed = True
         ctx = DocContext(file=display, lines=lines, doc_index=index, options=options)
         try:
             result.extend(module.load(doc, ctx))
         except RecursionError:
             result.errors.append(LoadError(display, getattr(doc, "line", 1), "document is nested too deeply"))
+    if not claimed and _orphan_values(path, text):
+        result.notices.append(Notice(display, 1, ORPHAN_VALUES))
     return result
+
+
+#: A Helm values file no chart in the scan is rendered with (a chart's example values, the
+#: values of a chart kept elsewhere): never silently skipped.
+ORPHAN_VALUES = (
+    "Helm values file that no chart in the scan is rendered with: its accelerator and instance "
+    "settings are undetermined (what they configure is in the chart's templates); scan it with "
+    "its chart and --helm-values to check it"
+)
+_VALUES_NAME = re.compile(r"(^|[._-])values([._-][^/]*)?\.ya?ml$", re.I)
+_ACCELERATOR_WORDS = re.compile(r"nvidia\.com/gpu|aws\.amazon\.com/neuron|instance[-_]?type|karpenter", re.I)
+
+
+def _orphan_values(path: Path, text: str) -> bool:
+    """A ``values*.yaml`` / ``*-values.yaml`` no loader claimed that sets accelerators or
+    instance types (a chart in the scan reads its own values files: they never get here)."""
+    return _VALUES_NAME.search(path.name) is not None and _ACCELERATOR_WORDS.search(text) is not None
 
 
 def _json_template(text: str, display: str, result: LoadResult) -> str | None:

@@ -235,12 +235,16 @@ def claim_volume(d: Doc, claim_spec: Any, annotations: Any, **record: Any) -> Vo
 
 
 def load_config_map(d: Doc) -> list[Record]:
-    """A ConfigMap's literal string data (templated values stay out: they cannot be expanded)."""
+    """A ConfigMap's literal string data (templated values stay out: they cannot be expanded);
+    a script (a multi-line value) is kept with its shell ``$VARS`` unless a template engine's
+    ``{{ }}`` is in it: ``linking.env`` reads the scripts containers run from it."""
     data = mapping(d.doc, "data") or {}
     values = {
         str(k): str(v)
         for k, v in data.items()
-        if isinstance(v, (str, int, float)) and not isinstance(v, bool) and not templated(v)
+        if isinstance(v, (str, int, float))
+        and not isinstance(v, bool)
+        and (not templated(v) or (isinstance(v, str) and "\n" in v.strip() and "{{" not in v))
     }
     lines = {f"data.{k}": d.line_at(data, k) for k in values}
     return [ConfigMap(**d.common(lines=lines), namespace=d.namespace, data=values)]

@@ -171,6 +171,37 @@ def env_from(d: Doc, container: Node) -> EnvFrom | None:
     return EnvFrom(tuple(names), line, tuple(sorted(env)), tuple(pending))
 
 
+def script_refs(d: Doc, container: Node, volumes: dict[Any, Any]) -> list[EnvFrom]:
+    """Scripts a container runs from a ConfigMap volume (``command: [bash, /scripts/run.sh]``
+    with ``/scripts`` a ``configMap`` volume): the linking pass reads their checkpoint paths."""
+    mounted: list[tuple[str, str, dict[str, str]]] = []  # (mount path, ConfigMap, path -> key)
+    for _m, mount, _line in items(container, "volumeMounts"):
+        volume = volumes.get(mount.get("name")) if isinstance(mount, dict) else None
+        source = volume.get("configMap") if isinstance(volume, dict) else None
+        where = mount.get("mountPath") if isinstance(mount, dict) else None
+        name = source.get("name") if isinstance(source, dict) else None
+        if isinstance(source, dict) and isinstance(name, str) and isinstance(where, str):
+            if templated(name + where):
+                continue
+            keys = {
+                str(i.get("path")): str(i.get("key"))
+                for i in source.get("items") or ()
+                if isinstance(i, dict) and isinstance(i.get("path"), str)
+            }
+            mounted.append((where.rstrip("/") + "/", name, keys))
+    out: list[EnvFrom] = []
+    for key in ("command", "args"):
+        for _i, item, item_line in items(container, key):
+            for word in item.split() if isinstance(item, str) and mounted else ():
+                for prefix, name, keys in mounted:
+                    rest = word.strip("'\";").removeprefix(prefix)
+                    if rest != word.strip("'\";") and rest and "/" not in rest.strip("/"):
+                        script = keys.get(rest, rest if not keys else "")
+                        if script:
+                            out.append(EnvFrom((name,), d.line(item_line), scripts=(script,)))
+    return out
+
+
 def _checkpoint_paths(d: Doc, container: Node) -> list[CheckpointPath]:
     """Paths a container is told to checkpoint to (env ``*CHECKPOINT*``/``*CKPT*``, ``--ckpt-dir``),
     with ``$(VAR)``, ``${VAR}`` and ``$VAR`` expanded from the container's own ``env`` first;
@@ -264,6 +295,7 @@ def load_workload(d: Doc) -> list[Record]:
                 from_maps = env_from(d, container)
                 if from_maps is not None:
                     env_from_entries.append(from_maps)
+                env_from_entries += script_refs(d, container, volumes)
                 for _m, mount, line in items(container, "volumeMounts"):
                     if not isinstance(mount, dict) or not isinstance(mount.get("name"), str):
                         continue

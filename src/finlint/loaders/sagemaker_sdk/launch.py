@@ -173,6 +173,21 @@ def classify(ref: Ref) -> str | None:
     return _SDK_KINDS.get(last)
 
 
+def drop_trainer_checkpoint(launch: Launch) -> None:
+    """The v3 tuner (sagemaker-train ``HyperparameterTuner._build_training_job_definition``)
+    copies a ModelTrainer's compute (spot included) and stopping condition into the tuning job's
+    training job definition, but not its ``checkpoint_config``: the tuned jobs run without it."""
+    dropped = [f for f in CHECKPOINT_FIELDS if launch.fields.pop(f, None) is not None]
+    launch.extra.pop("checkpoint_s3_uri_default", None)
+    for f in CHECKPOINT_FIELDS:
+        launch.opaque.discard(f)
+    if dropped:
+        launch.finding_note += (
+            "; the ModelTrainer's checkpoint_config is dropped by HyperparameterTuner (sagemaker-train "
+            "builds the tuning job's training job definition without it)"
+        )
+
+
 class SdkInterpreter(FollowingInterpreter):
     """The interpreter with SageMaker meaning: collects :class:`Launch` records."""
 
@@ -252,7 +267,7 @@ class SdkInterpreter(FollowingInterpreter):
     def model_method(self, receiver: Any, method: str, args: CallArgs, node: ast.Call) -> Any:
         if isinstance(receiver, ParserVal):
             return _parser_method(receiver, method, args)
-        if isinstance(receiver, ObjVal) and method in ("fit", "train"):
+        if isinstance(receiver, ObjVal) and method in ("fit", "train", "tune"):
             if not self.shadow:  # how many times this call runs (loops around it)
                 site = launch_site(self)
                 for launch in receiver.launches:
@@ -410,12 +425,12 @@ class SdkInterpreter(FollowingInterpreter):
 
     def tuner(self, kind: str, args: CallArgs) -> ObjVal:
         launches: list[Launch] = []
-        if kind == "tuner":
-            found = args.get("estimator") or args.pos(0)
+        if kind == "tuner":  # v2 sagemaker.tuner takes an estimator, v3 sagemaker.train.tuner a ModelTrainer
+            found = args.get("estimator", "model_trainer") or args.pos(0)
             if found is not None and isinstance(found[0], ObjVal):
                 launches = list(found[0].launches)
         else:
-            found = args.get("estimator_dict")
+            found = args.get("estimator_dict", "model_trainer_dict")
             if found is not None and isinstance(found[0], DictVal):
                 for value, _ in found[0].entries.values():
                     if isinstance(value, ObjVal):
@@ -436,6 +451,8 @@ class SdkInterpreter(FollowingInterpreter):
         for launch in launches:
             launch.runs = runs
             launch.extra["tuner"] = self.target_name or "HyperparameterTuner"
+            if launch.launcher == "sdk-model-trainer":
+                drop_trainer_checkpoint(launch)
         return ObjVal("tuner", launches)
 
     def pipeline_step(self, args: CallArgs) -> Any:

@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from finlint.loaders.terraform import minus
+
 #: A heredoc introducer (its delimiter in group 2); bodies are skipped, so a shell ``<<_EOF``
 #: inside a heredoc's text is left as written.
 _INTRODUCER = re.compile(r"<<(-?)([A-Za-z_][\w.-]*)(\r?\n)")
@@ -46,13 +48,19 @@ def letter_delimiters(text: str) -> str | None:
 
 
 def parse_tree(hcl2: Any, text: str) -> Any:
-    """python-hcl2's tree of ``text``; with ``_``-led heredoc delimiters renamed if it fails."""
+    """python-hcl2's tree of ``text``; if it fails, with ``_``-led heredoc delimiters renamed and
+    subtractions without spaces read as such (:mod:`.minus`), then parsed again."""
     from lark.exceptions import UnexpectedInput
 
-    try:
-        return hcl2.parses_to_tree(text)
-    except UnexpectedInput:
-        renamed = letter_delimiters(text) if "<<" in text else None
-        if renamed is None:
-            raise
-        return hcl2.parses_to_tree(renamed)
+    renamed = False
+    for _ in range(minus.MAX_SPLITS + 1):
+        try:
+            return hcl2.parses_to_tree(text)
+        except UnexpectedInput as exc:
+            split = minus.split_minus(text, exc)
+            if split is None and not renamed and "<<" in text:
+                split, renamed = letter_delimiters(text), True
+            if split is None:
+                raise
+            text = split
+    return hcl2.parses_to_tree(text)

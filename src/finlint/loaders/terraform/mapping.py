@@ -11,11 +11,10 @@ from __future__ import annotations
 from typing import Any
 
 from finlint import ir
-from finlint.ir import Unknown, plain_unknown
+from finlint.ir import Unknown
 from finlint.loaders.terraform.items import (
     Item,
     Lines,
-    as_bool,
     as_float,
     as_int,
     as_str,
@@ -36,54 +35,7 @@ from finlint.loaders.terraform.pools import (
     hyperpod_cluster,
     launch_template,
 )
-
-DEFAULT_NOTE = "SageMaker's default of 1 day when stopping_condition is absent"
-
-
-def training_job(item: Item) -> list[ir.Record]:
-    r = Lines(item.values)
-    fields = {
-        "instance_type": as_str(r.read("instance_type", "resource_config.instance_type")),
-        "instance_count": as_int(r.read("instance_count", "resource_config.instance_count")),
-        "volume_size_gb": as_int(r.read("volume_size_gb", "resource_config.volume_size_in_gb")),
-        "keep_alive_s": as_int(r.read("keep_alive_s", "resource_config.keep_alive_period_in_seconds")),
-        "spot": as_bool(r.read("spot", "enable_managed_spot_training")),
-        "max_runtime_s": as_int(r.read("max_runtime_s", "stopping_condition.max_runtime_in_seconds")),
-        "max_wait_s": as_int(r.read("max_wait_s", "stopping_condition.max_wait_time_in_seconds")),
-        "checkpoint_s3_uri": as_str(r.read("checkpoint_s3_uri", "checkpoint_config.s3_uri")),
-        "checkpoint_local_path": as_str(r.read("checkpoint_local_path", "checkpoint_config.local_path")),
-        "training_image": as_str(r.read("training_image", "algorithm_specification.training_image")),
-    }
-    # a whole block that is unknown (dynamic with unknown for_each) makes its fields unknown
-    for block, names in (
-        ("stopping_condition", ("max_runtime_s", "max_wait_s")),
-        ("checkpoint_config", ("checkpoint_s3_uri", "checkpoint_local_path")),
-    ):
-        value, line = get(item.values, block)
-        if isinstance(value, Unknown):
-            for n in names:
-                fields[n] = plain_unknown(value)
-                if line:
-                    r.lines.setdefault(n, line)
-    for block, attr in (
-        ("stopping_condition", "stopping_condition"),
-        ("checkpoint_config", "checkpoint_config"),
-    ):
-        _, line = get(item.values, block)
-        if line:
-            r.lines.setdefault(attr, line)
-    name = as_str(r.read("name", "training_job_name"))
-    common = common_fields(item, r, name)
-    return [
-        ir.TrainingJob(
-            launcher="terraform",
-            max_runtime_default_s=86400,
-            default_note=DEFAULT_NOTE,
-            runs_multiplier=item.multiplier if not isinstance(item.multiplier, Unknown) else item.multiplier,
-            **fields,
-            **common,
-        )
-    ]
+from finlint.loaders.terraform.sagemaker_jobs import DEFAULT_NOTE, training_job, tuning_job
 
 
 def notebook(item: Item) -> list[ir.Record]:
@@ -263,6 +215,7 @@ SIMPLE = {
     "aws_launch_template": launch_template,
     "awscc_sagemaker_cluster": hyperpod_cluster,
     "aws_batch_job_definition": batch_job_definition,
+    "aws_sagemaker_hyper_parameter_tuning_job": tuning_job,
 }
 
 

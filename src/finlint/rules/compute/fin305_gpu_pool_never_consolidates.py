@@ -66,8 +66,8 @@ def pool_never_consolidates(record: Record) -> Any:
         )
     version = record.api_version if isinstance(record.api_version, str) else ""
     if version.endswith("v1beta1") and d.get("consolidationPolicy") == "WhenEmpty":
-        expiry = d.get("expireAfter")
-        if expiry is None or str(expiry).strip() == "Never":
+        expiry = d.get("expireAfter")  # absent: the v1beta1 CRD defaults it to 720h
+        if expiry is not None and str(expiry).strip() == "Never":
             return Evidence(
                 "consolidates only empty nodes (WhenEmpty) and never expires them, so underused "
                 "GPU nodes stay",

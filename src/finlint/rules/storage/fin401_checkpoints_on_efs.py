@@ -25,6 +25,7 @@ from finlint.ir import (
     Mount,
     Record,
     TrainingJob,
+    Unknown,
     Volume,
     is_unknown,
 )
@@ -85,6 +86,15 @@ def _mount_for(path: str, mounts: Iterable[Mount]) -> Mount | None:
     return best
 
 
+def _mounted(mount: Mount) -> str:
+    """What a mount puts where, for a message: its path, or its volume when the path is unknown."""
+    if isinstance(mount.mount_path, str):
+        return f"checkpoint path '{mount.mount_path}'"
+    reason = mount.mount_path.reason if isinstance(mount.mount_path, Unknown) else "not known"
+    name = f" '{mount.volume}'" if isinstance(mount.volume, str) else ""
+    return f"checkpoint volume{name} (mounted at a path not known: {reason})"
+
+
 def _checkpoint_path_on_efs(volume: Volume) -> Any:
     """A path a container is told to checkpoint to (``--checkpoint-dir=/state/ckpt``,
     ``CHECKPOINT_DIR``) that lies under an EFS mount: the longest matching mount wins."""
@@ -117,9 +127,21 @@ def _efs_by_name(volume: Volume, rx: re.Pattern[str]) -> Evidence | None:
                 continue
             if EFS_NAME.search(claim) and _matches(rx, mount.mount_path, claim, mount.volume) is not None:
                 return Evidence(
-                    f"mounts checkpoint path '{mount.mount_path}' from claim '{claim}', which is not "
+                    f"mounts {_mounted(mount)} from claim '{claim}', which is not "
                     "defined in the scan: EFS by name only (medium confidence: the claim's name says EFS)",
                     mount.line or volume.location.line,
+                )
+        for entry in volume.checkpoint_paths:  # --ckpt-path /efs/x under a mount of such a claim
+            under = _mount_for(entry.path, volume.mounts)
+            claim = under.claim_name if under is not None else None
+            if under is None or under.is_efs is not None or under.via or not isinstance(claim, str):
+                continue
+            if EFS_NAME.search(claim):
+                return Evidence(
+                    f"checkpoint path '{entry.path}' ({entry.source}) is under the mount "
+                    f"'{under.mount_path}' of claim '{claim}', which is not defined in the scan: EFS by "
+                    "name only (medium confidence: the claim's name says EFS)",
+                    entry.line or under.line or volume.location.line,
                 )
         return None
     sc = volume.storage_class
@@ -148,7 +170,7 @@ def _volume_on_efs(volume: Volume, rx: re.Pattern[str]) -> Any:
             if mount.is_efs is True:
                 via = f" through claim '{mount.claim_name}'" if isinstance(mount.claim_name, str) else ""
                 return Evidence(
-                    f"mounts checkpoint path '{mount.mount_path}' on EFS{via}",
+                    f"mounts {_mounted(mount)} on EFS{via}",
                     mount.line or volume.location.line,
                     chain=mount.via,
                 )
@@ -204,7 +226,7 @@ def price(finding: Finding, ctx: CostContext) -> Cost:
         return unpriced(KIND, "no record to price")
     params = ctx.params(rec)
     pricing = ctx.pricing_for(params)
-    size, size_how = checkpoint_volume(rec, ctx, params)
+    size, size_how = checkpoint_volume(rec, ctx, params, finding.line)
     fsx_gb = float(params.get("fsx_lustre_gb", 1200))
     tier = int(params.get("fsx_throughput_mb_s_per_tib", 250))
 
@@ -282,7 +304,7 @@ def price(finding: Finding, ctx: CostContext) -> Cost:
         f"{usd(alt_total)}/month. Saving {usd(efs_total)} - {usd(alt_total)} = {usd(saving)}/month"
         f"{none_text}. {price_note(*quotes)}"
     )
-    shared = CountedOnce("storage", ctx.index.storage_key(rec))
+    shared = CountedOnce("storage", ctx.index.storage_key(rec, finding.line))
     assumptions.update(
         storage=shared.resource,
         lower_bound=stream.gb_per_month is None,
