@@ -22,6 +22,7 @@ from finlint.cost.common import (
     spot_rate,
     usd,
 )
+from finlint.cost.efs import checkpoint_volume, provisioned_charge
 from finlint.cost.pools import KARPENTER, always_on, limit_ceiling, pool_prices
 from finlint.cost.pricing import PriceQuote
 from finlint.cost.usage import HOURS_PER_MONTH
@@ -263,26 +264,26 @@ def _file_system(rec: FileSystem, ctx: CostContext) -> LineItem:
     std = pricing.efs("standard_gb_month")
     item.description = f"EFS ({rec.throughput_mode if isinstance(rec.throughput_mode, str) else 'bursting'})"
     item.unit_price = std
+    if std is None:
+        item.reason = pricing.missing("EFS Standard storage")
+        return item
+    # the size FIN401/FIN403 price: the usage file, a claim's size, else the stated default
+    gb, how = checkpoint_volume(rec, ctx, params)
+    parts = [f"{num(gb)} GB stored ({how})"]
     extra = 0.0
     if rec.throughput_mode == "provisioned" and known(rec.provisioned_throughput_mibps):
         thr_q = pricing.efs("provisioned_throughput_mibps_month")
         mibps, _ = bounds.quantity(rec.provisioned_throughput_mibps, "provisioned throughput")
         if thr_q is not None and mibps is not None:
-            extra = mibps * thr_q.usd
-            item.quantity = f"{num(mibps)} MiB/s provisioned ({usd(extra)})"
+            charge = provisioned_charge(mibps, gb, thr_q)
+            extra = charge.usd
+            parts.append(
+                f"{num(round(charge.billed_mibps, 2))} of {num(mibps)} MiB/s provisioned billed above the "
+                f"baseline of the stored data ({usd(extra)})"
+            )
             item.extra_prices.append(thr_q)
-    if std is None:
-        item.reason = pricing.missing("EFS Standard storage")
-        return item
-    if ctx.usage.source_of("checkpoint_storage_gb", rec.address, rec.name) == "usage file":
-        gb = float(params["checkpoint_storage_gb"])
-        stored = f"{num(gb)} GB stored (usage checkpoint_storage_gb)"
-        item.quantity = ", ".join(q for q in (stored, item.quantity) if q)
-        item.monthly_usd = gb * std.usd + extra
-        return item
-    item.reason = (
-        "size not declared: EFS bills per GB stored; set checkpoint_storage_gb for it in the usage file"
-    )
+    item.quantity = ", ".join(parts)
+    item.monthly_usd = gb * std.usd + extra
     return item
 
 

@@ -124,9 +124,30 @@ def known(value: Any) -> bool:
     return value is not None and not is_unknown(value)
 
 
+#: the longest brief a terminal line shows (``Cost.brief``)
+BRIEF_MAX = 120
+
+
+def brief_text(text: str) -> str:
+    """A ``Cost.brief``: one phrase, at most :data:`BRIEF_MAX` characters (cut at a word, with ``…``)."""
+    text = " ".join(text.split())
+    if len(text) <= BRIEF_MAX:
+        return text
+    cut = text[: BRIEF_MAX - 1].rsplit(" ", 1)[0].rstrip(",;:")
+    return cut + "…"
+
+
 def unpriced(kind: str, reason: str, basis: str = "", **assumptions: Any) -> Cost:
     """A finding that cannot be priced: ``cost: null`` with the reason, never a guess."""
-    return Cost(None, None, kind, basis or f"Not priced: {reason}.", dict(assumptions), reason=reason)
+    return Cost(
+        None,
+        None,
+        kind,
+        basis or f"Not priced: {reason}.",
+        dict(assumptions),
+        reason=reason,
+        brief=brief_text(f"not priced: {reason}"),
+    )
 
 
 def num(x: float) -> str:
@@ -243,7 +264,9 @@ def runs_per_month(record: TrainingJob, params: Mapping[str, Any]) -> tuple[floa
 
 
 __all__ = [
+    "BRIEF_MAX",
     "CostContext",
+    "brief_text",
     "CostSettings",
     "HOURS_PER_MONTH",
     "cap_seconds",

@@ -16,6 +16,7 @@ from finlint.cost.efs import (
     Stream,
     checkpoint_stream,
     checkpoint_volume,
+    provisioned_charge,
 )
 from finlint.cost.pricing import PriceQuote
 from finlint.engine.facts import Evidence
@@ -242,11 +243,12 @@ def price(finding: Finding, ctx: CostContext) -> Cost:
         and known(fs.provisioned_throughput_mibps)
         and thr_q is not None
     ):
-        mibps = float(fs.provisioned_throughput_mibps)  # type: ignore[arg-type]
-        efs_total += mibps * thr_q.usd
-        efs_parts.append(f"{num(mibps)} MiB/s provisioned x {thr_q.rate()} = {usd(mibps * thr_q.usd)}")
+        charge = provisioned_charge(float(fs.provisioned_throughput_mibps), size, thr_q)  # type: ignore[arg-type]
+        efs_total += charge.usd
+        efs_parts.append(charge.text(thr_q))
         quotes.append(thr_q)
-        assumptions["provisioned_mibps"] = mibps
+        assumptions["provisioned_mibps"] = charge.provisioned_mibps
+        assumptions["billed_throughput_mibps"] = charge.billed_mibps
     lower_bound = ""
     if stream.gb_per_month is None:
         lower_bound = (
