@@ -23,11 +23,11 @@ from finlint.cost.common import (
     usd,
 )
 from finlint.cost.efs import checkpoint_volume, provisioned_charge
-from finlint.cost.pools import KARPENTER, always_on, limit_ceiling, pool_prices
+from finlint.cost.pools import KARPENTER, always_on, limit_ceiling, pool_prices, pool_types
 from finlint.cost.pricing import PriceQuote
 from finlint.cost.usage import HOURS_PER_MONTH
 from finlint.domain import catalog
-from finlint.ir import ComputePool, FileSystem, Notebook, Record, TrainingJob, Volume, is_unknown
+from finlint.ir import ComputePool, FileSystem, Notebook, Record, TrainingJob, Volume
 
 
 @dataclass
@@ -176,22 +176,10 @@ def _notebook(rec: Notebook, ctx: CostContext) -> LineItem:
     return item
 
 
-def _pool_types(rec: ComputePool) -> list[str] | None:
-    if rec.pool_kind in KARPENTER:
-        from finlint.domain.karpenter import admitted_types
-
-        # the families FIN301/FIN304/FIN305 count (g6f/gr6f have fractional GPUs, no whole device)
-        types = admitted_types(rec, catalog.accelerated_families())
-        return None if is_unknown(types) else list(types)
-    if not known(rec.instance_types):
-        return None
-    return [t for t in rec.instance_types if isinstance(t, str)]  # type: ignore[union-attr]
-
-
 def _pool(rec: ComputePool, ctx: CostContext) -> LineItem:
     """Priced by cost.pools, the model FIN301 uses for the same pool."""
     item = LineItem(rec.address, "node_pool", rec.location.file, rec.location.line, rec.pool_kind)
-    types = _pool_types(rec)
+    types = pool_types(rec)
     if types is None:
         item.reason = "instance types unresolved"
         return item
