@@ -21,10 +21,12 @@ from finlint.cost.common import (
     num,
     spot_rate,
     usd,
+    warm_pool_hours,
 )
 from finlint.cost.efs import checkpoint_volume, provisioned_charge
 from finlint.cost.pools import KARPENTER, always_on, limit_ceiling, pool_prices, pool_types
 from finlint.cost.pricing import PriceQuote
+from finlint.cost.spot import spot_run
 from finlint.cost.usage import HOURS_PER_MONTH
 from finlint.domain import catalog
 from finlint.ir import ComputePool, FileSystem, Notebook, Record, TrainingJob, Volume
@@ -47,6 +49,8 @@ class LineItem:
     extra_prices: list[PriceQuote] = field(default_factory=list)
     estimate: str = "expected"  # "ceiling": priced at a runtime cap, the most it can cost
     ceiling_per_node_month_usd: float | None = None  # an elastic pool: what each node it adds may bill
+    warm_pool_hours: float | None = None  # a job's keep-alive after each job, billed (FIN501's hours)
+    p_interrupted: float | None = None  # a spot job: the chance of an interruption over the run
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -61,6 +65,10 @@ class LineItem:
             "monthly_usd": None if self.monthly_usd is None else round(self.monthly_usd, 2),
             "estimate": self.estimate,
         }
+        if self.warm_pool_hours is not None:
+            out["warm_pool_hours"] = round(self.warm_pool_hours, 4)
+        if self.p_interrupted is not None:
+            out["p_interrupted"] = round(self.p_interrupted, 6)
         if self.ceiling_per_node_month_usd is not None:
             out["ceiling_per_node_month_usd"] = round(self.ceiling_per_node_month_usd, 2)
         if self.extra_prices:
@@ -135,7 +143,10 @@ def _job(rec: TrainingJob, ctx: CostContext) -> LineItem:
     hourly = quote.usd
     if rec.spot is True:
         hourly, discount = spot_rate(quote.usd, params)
-        item.description += f", managed spot (-{discount:.0%} assumed)"
+        run = spot_run(rec, n, params)  # the interruption model FIN201/FIN202/FIN204 price with
+        chance = f"; {run.p_text()}" if not isinstance(run, str) else ""
+        item.p_interrupted = None if isinstance(run, str) else run.p_run
+        item.description += f", managed spot (-{discount:.0%} assumed{chance})"
     jobs, jobs_how = jobs_per_run(rec)
     runs = float(params.get("runs_per_month", 1))
     item.unit_price = quote
@@ -143,6 +154,15 @@ def _job(rec: TrainingJob, ctx: CostContext) -> LineItem:
     per_run_text = f" x {jobs_how}" if jobs > 1 else ""
     item.quantity = f"{n} x {num(hours)} h ({how}) per job{per_run_text}; {num(runs)} run(s) per month"
     item.per_run_usd = hourly * n * hours * jobs
+    warm_h = warm_pool_hours(rec)
+    if warm_h is not None:
+        item.warm_pool_hours = warm_h
+        # a warm pool bills the job's instances On-Demand for the keep-alive after each job (FIN501)
+        item.per_run_usd += quote.usd * n * warm_h * jobs
+        item.quantity += (
+            f"; + warm pool {num(round(warm_h * 60, 2))} min after each job (KeepAlivePeriodInSeconds) "
+            f"x {n} at {quote.rate()} = {usd(quote.usd * n * warm_h)} per job"
+        )
     item.monthly_usd = item.per_run_usd * runs
     return item
 

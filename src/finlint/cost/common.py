@@ -248,6 +248,19 @@ def cap_seconds(record: TrainingJob) -> tuple[int | None, str]:
     return int(seconds), basis
 
 
+#: the API's range of KeepAlivePeriodInSeconds (pricing.md §5, S15)
+MAX_KEEP_ALIVE_S = 3600
+
+
+def warm_pool_hours(record: TrainingJob) -> float | None:
+    """Hours a job's warm pool bills after it (KeepAlivePeriodInSeconds, at most 3,600 s), or None
+    when it has none or the period is unresolved. FIN501 and ``finlint cost`` both read it here."""
+    keep = record.keep_alive_s
+    if not isinstance(keep, int) or isinstance(keep, bool) or keep <= 0:
+        return None
+    return min(keep, MAX_KEEP_ALIVE_S) / 3600.0
+
+
 def spot_rate(on_demand_usd: float, params: Mapping[str, Any]) -> tuple[float, float]:
     """The managed-spot hourly rate every model uses, On-Demand x (1 - spot_discount), and the discount."""
     discount = float(params.get("spot_discount", 0.60))
@@ -284,6 +297,7 @@ __all__ = [
     "spot_rate",
     "unpriced",
     "usd",
+    "warm_pool_hours",
 ]
 
 

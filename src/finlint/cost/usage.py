@@ -157,7 +157,7 @@ PARAMS: dict[str, Param] = {
         None,
         _opt(_num(0, 100, lo_open=True)),
         "a factor (0-100)",
-        "the policy's 'relative_runtime' param (else the stated default: 1.67 for jobs, 1.0 for notebooks and pools)",
+        "the policy's 'relative_runtime' param (else 1.67 for jobs, 1.0 for notebooks and pools, stated)",
     ),
 }
 

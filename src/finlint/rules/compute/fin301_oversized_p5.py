@@ -364,7 +364,13 @@ def price(finding: Finding, ctx: CostContext) -> Cost:
     if per_run_hours is not None:
         assumptions["instance_hours_per_run"] = per_run_hours
         assumptions["jobs_per_run"] = jobs
-    return Cost(monthly, per_run, KIND, basis, assumptions)
+    where = {TrainingJob: "job", Notebook: "notebook"}.get(type(rec), "node")
+    brief = brief_text(
+        f"saves {itype} -> {alt} for {num(round(hours, 2))} {where} h/month"
+        + (f" (x {num(round(factor, 2))} runtime)" if factor != 1.0 else "")
+        + (" on spot" if spot_text else "")
+    )
+    return Cost(monthly, per_run, KIND, basis, assumptions, brief=brief)
 
 
 def _ceiling(finding: Finding, found: PoolTypes, prices: Any, p5_prices: Any) -> Cost:
@@ -436,7 +442,11 @@ def _limit_ceiling(finding: Finding, found: PoolTypes, prices: Any, node_type: s
         "region": quote.region,
         "prices": quote_json(quote),
     }
-    return Cost(monthly, None, "exposure", basis, assumptions)
+    brief = brief_text(
+        f"its limits ({resource}) admit {nodes:,} x {node_type}: up to {usd(monthly)}/month "
+        "if it scales to them"
+    )
+    return Cost(monthly, None, "exposure", basis, assumptions, brief=brief)
 
 
 RULE = Rule("FIN301", facts=(pool_family_exposure,), cost_model="oversized-p5", price=price)

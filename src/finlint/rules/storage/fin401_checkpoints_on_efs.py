@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import Any, Iterable
 
-from finlint.cost.common import CostContext, known, num, price_note, quote_json, unpriced, usd
+from finlint.cost.common import CostContext, brief_text, known, num, price_note, quote_json, unpriced, usd
 from finlint.cost.efs import (
     DAYS_PER_MONTH,
     IA_MINIMUM_DAYS,
@@ -296,7 +296,11 @@ def price(finding: Finding, ctx: CostContext) -> Cost:
         region=std.region,
         prices=quote_json(*quotes),
     )
-    return Cost(saving, None, KIND, basis, assumptions, counted_once=shared)
+    brief = brief_text(
+        f"saves EFS {usd(efs_total)} - FSx + S3 {usd(alt_total)} for {num(size)} GB of checkpoints"
+        + (" (storage only: a lower bound)" if stream.gb_per_month is None else "")
+    )
+    return Cost(saving, None, KIND, basis, assumptions, counted_once=shared, brief=brief)
 
 
 def _s3_side(

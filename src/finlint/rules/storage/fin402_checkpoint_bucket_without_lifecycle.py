@@ -10,7 +10,7 @@ import re
 from typing import Any
 
 from finlint.cost import bounds
-from finlint.cost.common import CostContext, num, price_note, quote_json, unpriced, usd
+from finlint.cost.common import CostContext, brief_text, num, price_note, quote_json, unpriced, usd
 from finlint.engine.facts import Evidence
 from finlint.finding import Cost, Finding
 from finlint.ir import Bucket, Record, Unknown
@@ -93,7 +93,10 @@ def price_bucket_lifecycle(finding: Finding, ctx: CostContext) -> Cost:
         "region": std.region,
         "prices": quote_json(std, cold),
     }
-    return Cost(saving, None, "savings", basis, assumptions)
+    brief = brief_text(
+        f"saves moving {num(gb)} GB older than 30 days to Glacier IR: {std.rate()} -> {cold.rate()}"
+    )
+    return Cost(saving, None, "savings", basis, assumptions, brief=brief)
 
 
 RULE = Rule(
