@@ -29,7 +29,7 @@ from finlint.cost.pricing import PriceQuote
 from finlint.cost.spot import spot_run
 from finlint.cost.usage import HOURS_PER_MONTH
 from finlint.domain import catalog
-from finlint.ir import ComputePool, FileSystem, Notebook, Record, TrainingJob, Volume
+from finlint.ir import Bucket, ComputePool, FileSystem, Notebook, Record, TrainingJob, Volume
 
 
 @dataclass
@@ -295,6 +295,20 @@ def _file_system(rec: FileSystem, ctx: CostContext) -> LineItem:
     return item
 
 
+def _bucket(rec: Bucket, ctx: CostContext) -> LineItem:
+    """An S3 bucket at S3 Standard for the volume FIN402 prices (usage, else the stated default)."""
+    item = LineItem(rec.address, "bucket", rec.location.file, rec.location.line, "S3 bucket (Standard)")
+    params = ctx.params(rec)
+    pricing = ctx.pricing_for(params)
+    std = pricing.s3("STANDARD")
+    if std is None:
+        item.reason = pricing.missing("S3 Standard")
+        return item
+    gb, how = checkpoint_volume(rec, ctx, params)
+    item.unit_price, item.quantity, item.monthly_usd = std, f"{num(gb)} GB stored ({how})", gb * std.usd
+    return item
+
+
 def _volume(rec: Volume, ctx: CostContext) -> LineItem | None:
     if rec.volume_kind != "pvc" or rec.is_efs is not True or not known(rec.capacity_gb):
         return None
@@ -344,6 +358,8 @@ def build_breakdown(records: Iterable[Record], settings: Any = None) -> Breakdow
             item = _file_system(rec, ctx)
         elif isinstance(rec, Volume):
             item = _volume(rec, ctx)
+        elif isinstance(rec, Bucket):
+            item = _bucket(rec, ctx)
         if item is not None:
             items.append(_finite(item))
     items.sort(key=lambda i: (-(i.monthly_usd or 0.0), i.file, i.line))
