@@ -316,7 +316,7 @@ def _price(finding: Finding, ctx: CostContext, local_path: bool) -> Cost:
     lost = f"a hit loses the {num(round(cap_h, 2))} h run" if w.lost_run else "a hit restarts it from zero"
     brief = brief_text(
         ("if it writes elsewhere: " if local_path else "")
-        + f"{run.p_text()}, {lost}: {hours_short(w.extra_h)} expected x {n} x {itype} spot"
+        + f"{run.p_text()}, {lost}: {hours_short(w.extra_h)} x {n} x {itype} spot"
     )
     if local_path:
         # conditional on the script writing outside the synced path, which the scan cannot see:

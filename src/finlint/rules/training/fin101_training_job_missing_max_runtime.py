@@ -134,7 +134,7 @@ def price(finding: Finding, ctx: CostContext) -> Cost:
     if expected is not None:
         what = f"{num(billed_h)} h left of the {num(cap_h)} h cap"
     brief = brief_text(
-        f"if a run gets stuck: {n} x {itype} bill until {what} stops it, at {usd(hourly, exact=True)}/h"
+        f"if a run gets stuck: {n} x {itype} billed until {what} stops it, at {usd(hourly, exact=True)}/h"
         + (" spot" if discount is not None else "")
     )
     return Cost(monthly, per_run, KIND, basis, assumptions, brief=brief)
