@@ -39,7 +39,7 @@ def test_scan_budget_gate_is_on_the_avoidable_spend_not_the_exposure() -> None:
     assert exposed.exit_code == 0, exposed.output
     assert "avoidable $0/month" in exposed.output and "exposure $36/month" in exposed.output
     spot = "fixtures/cloudformation/bad/sfn-spot-no-checkpoint.yaml"  # FIN201: expected waste
-    over = runner.invoke(main, ["scan", spot, "--fail-on", "critical", "--max-monthly-usd", "1"])
+    over = runner.invoke(main, ["scan", spot, "--fail-on", "critical", "--max-monthly-usd", "0.01"])  # $0.07
     assert over.exit_code == 1 and "monthly budget exceeded: the findings' avoidable spend" in over.output
     under = runner.invoke(main, ["scan", spot, "--fail-on", "critical", "--max-monthly-usd", "1000000"])
     assert under.exit_code == 0, under.output

@@ -60,9 +60,12 @@ def test_workload_claim_size() -> None:
 def test_provisioned_throughput_has_no_per_gb_write_charge() -> None:
     usage = "defaults:\n  checkpoint_size_gb: 10\n"
     c = cost(efs(throughput_mode="provisioned", provisioned_throughput_mibps=100), [], usage)
-    # EFS 1,200 x 0.30 + 100 x 6.00 = 960.00; stream 10 x 1 x 4/h x 730 h = 29,200 GB
+    # EFS 1,200 x 0.30 + (100 - 54.5697 MiB/s the 1,200 GB include) x 6.00 = 360 + 272.58 = 632.58;
+    # 1,200 GB = 1,117.587 GiB x 50 KiB/s / 1,024 = 54.5697 MiB/s. Stream 10 x 1 x 4/h x 730 h = 29,200 GB
     # alternative 260.40 + 27.60 + 29,200 x 1,024 / 8 = 3,737,600 PUTs x $0.005/1,000 = 18.688
-    assert c.monthly_usd == pytest.approx(960 - (FSX + 27.6 + 18.688))  # 653.312
+    baseline = 1200 * 1e9 / 2**30 * 50 / 1024
+    assert baseline == pytest.approx(54.5697, abs=1e-4)
+    assert c.monthly_usd == pytest.approx(360 + (100 - baseline) * 6 - (FSX + 27.6 + 18.688))  # 325.89
     assert "stated default" in c.basis and "100 MiB/s" in c.basis
     assert "no per-GB write charge in provisioned throughput mode" in c.basis
 

@@ -101,18 +101,24 @@ def test_tuner_per_run_is_per_tuning_run() -> None:
         max_runtime_s=3600,
     )  # fmt: skip
     c = cost(rec, {"alternative": "p4d.24xlarge"}, "defaults:\n  runs_per_month: 3\n")
-    saving_h = 63.296 - 25.2513  # 38.0447
-    assert c.per_run_usd == pytest.approx(saving_h * 1 * 1 * 4, rel=1e-12)  # 152.1788 per tuning run
+    saving_h = 63.296 - 25.2513 / 0.6  # 21.2105: the p4d run takes 1/0.6 as long (stated default)
+    assert c.per_run_usd == pytest.approx(saving_h * 1 * 1 * 4, rel=1e-12)  # 84.842 per tuning run
     assert c.monthly_usd == pytest.approx(saving_h * 4 * 3, rel=1e-12)
     assert "4 jobs per tuning run" in c.basis
 
 
-def test_relative_runtime_one_is_a_stated_assumption() -> None:
+def test_a_jobs_relative_runtime_is_the_guides_measured_ratio_stated() -> None:
+    """issue 26: 1.0 contradicted its own citation; a job's default is the field guide's one
+    measured GPU-to-GPU ratio (A100 vs A10, 40 % faster measured: 1/0.6 = 1.67x as long), stated."""
     rec = TrainingJob(
         address="Job", location=LOC, source_format="x", instance_type="ml.p5.48xlarge", max_runtime_s=3600
     )
     c = cost(rec, {"alternative": "p4d.24xlarge"})
-    assert "assumed 1.0" in c.basis and "field guide" in c.basis
+    assert c.assumptions["relative_runtime"] == pytest.approx(1 / 0.6)
+    assert "assumed 1.67" in c.basis and "field guide" in c.basis and "set relative_runtime" in c.basis
+    assert c.monthly_usd == pytest.approx(63.296 - 25.2513 / 0.6)  # $21.21 for one job-hour
+    nb = Notebook(address="NB", location=LOC, source_format="x", instance_type="ml.p5.48xlarge")
+    assert cost(nb, {"alternative": "g5.2xlarge"}).assumptions["relative_runtime"] == 1.0
     assert "assumed" not in cost(rec, {"alternative": "p4d.24xlarge", "relative_runtime": 1.5}).basis
 
 
@@ -131,9 +137,9 @@ def test_scan_and_cost_agree_on_the_same_pools() -> None:
     elastic, static = "NodePool/gpu-training", "aws_eks_node_group.h100"
     assert items[elastic]["monthly_usd"] == 0.0  # bills nothing until it scales
     assert fin301[elastic]["kind"] == "exposure"
-    # FIN301's ceiling is the dearest of the p5 types it moves (p5en.48xlarge $63.296 x 730); the
-    # pool also admits p6-b200.48xlarge, priced in us-east-1 since the regional block ($113.9328 x 730)
-    assert fin301[elastic]["monthly_usd"] == 46206.08
+    # one ceiling per pool (issue 26): the dearest priced accelerated type it admits, p6-b200.48xlarge
+    # ($113.9328 x 730), whichever rule reports it
+    assert fin301[elastic]["monthly_usd"] == 83170.94
     assert items[elastic]["ceiling_per_node_month_usd"] == 83170.94
     assert fin301[static]["kind"] == "savings"
     assert fin301[static]["monthly_usd"] <= items[static]["monthly_usd"]  # 24,150.12 <= 40,179.20

@@ -76,7 +76,8 @@ def test_fin403_is_the_provisioned_throughput_charge(tmp_path: Path) -> None:
         "  provisioned_throughput_in_mibps = 512\n}\n"
     )
     f = only(tmp_path, {"main.tf": code}, "FIN403")
-    assert f.cost.monthly_usd == pytest.approx(512 * 6.00) and f.line == 2  # $6.00 per MiB/s-month
+    baseline = 1200 * 1e9 / 2**30 * 50 / 1024  # 54.57 MiB/s: what the default 1,200 GB stored include
+    assert f.cost.monthly_usd == pytest.approx((512 - baseline) * 6.00) and f.line == 2  # $2,744.58
 
 
 def test_fin402_is_standard_minus_glacier_ir_on_the_checkpoint_volume(tmp_path: Path) -> None:

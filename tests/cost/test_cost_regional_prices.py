@@ -141,7 +141,12 @@ def test_regional_figures(region: str, itype: str, usd: float) -> None:
 
 def test_curated_blocks_still_win_where_both_price_a_type() -> None:
     q = load_pricing("us-east-1").hourly("p5.48xlarge")
-    assert q and q.usd == 55.04 and "offer file version 20260924211011" in q.source
+    assert (
+        q
+        and q.usd == 55.04
+        and "offer file version 20260924211011" in q.source
+        and "public pricing module" in q.source
+    )
 
 
 @pytest.mark.parametrize("region", REQUIRED)

@@ -10,8 +10,8 @@ import pytest
 
 from finlint import rules
 from finlint.cost import price_findings
-from finlint.cost.spot import expected_hours_checkpointed
-from finlint.cost.usage import SPOT_BANDS, band_rate, parse_usage
+from finlint.cost.spot import GUIDE_CASE_RATE, band_rate, expected_hours_checkpointed
+from finlint.cost.usage import SPOT_BANDS, parse_usage
 from finlint.finding import Finding
 from finlint.ir import Location, TrainingJob
 
@@ -81,32 +81,51 @@ def test_work_longer_than_the_cap_loses_the_run_for_sure() -> None:
     assert "T exceeds the cap" in c.basis
 
 
-def test_default_runs_to_its_cap_with_the_calibrated_rate() -> None:
-    """No expected runtime: T = cap = 24 h; one instance in the '>20%' band (0.133/h)."""
+def test_default_rate_is_the_advisor_band_read_literally() -> None:
+    """No expected runtime: T = cap = 24 h; one instance in the '>20%' band, -ln(0.75)/730 per hour."""
     c = cost(job(instance_count=1, max_runtime_s=86400))
-    lam, r = 0.133, 10 / 60
-    p = 1 - math.exp(-lam * 24)  # 0.958904: P x 24 = 23.0137 h
-    ec = 96 * (1 / lam + r) * math.expm1(lam * 0.25)  # 24.9443 h > 24 h: Wc = 0.9086 h
+    lam, r = -math.log(0.75) / 730, 10 / 60  # 0.000394085 per instance-hour
+    p = 1 - math.exp(-lam * 24)  # 0.009414: under 1 % over a 24 h run
+    e0 = (1 / lam + r) * math.expm1(lam * 24)  # 24.1154 h > the 24 h cap: a hit loses the run
+    ec = 96 * (1 / lam + r) * math.expm1(lam * 0.25)  # 24.0210 h > 24 h: Wc = 24 x (1 - 24/Ec)
+    assert e0 > 24 and ec > 24
     wc = 24 * (1 - 24 / ec)
     per_run = (p * 24 - wc) * SPOT_P5
     assert c.per_run_usd == pytest.approx(per_run, rel=1e-9)
-    assert c.per_run_usd == pytest.approx(559.67, abs=0.01)  # 22.1052 h of a 24 h run at $25.3184/h
-    assert c.per_run_usd <= 24 * 63.296  # never above the capped run at On-Demand
+    assert c.per_run_usd == pytest.approx(5.65, abs=0.01)  # 0.2232 h of a 24 h run at $25.3184/h
+    assert c.assumptions["p_interrupted_over_run"] == pytest.approx(p)
+    assert "P(interrupted in 24 h) = 0.941 %" in c.basis and "P(interrupted in 24 h) = 0.941 %" in c.brief
+    assert len(c.brief) <= 120
+
+
+@pytest.mark.parametrize("hours", [12, 24])
+def test_a_single_g5_rarely_loses_a_12_to_24_hour_run(hours: int) -> None:
+    """issue 26: the old calibrated default gave a single g5 an 80-96 % chance; the band gives < 1 %."""
+    rec = job(instance_type="ml.g5.2xlarge", instance_count=1, max_runtime_s=hours * 3600)
+    c = cost(rec)
+    assert c.assumptions["p_interrupted_over_run"] < 0.01
+    old = 1 - math.exp(-GUIDE_CASE_RATE * hours)
+    assert 0.79 < old < 0.97  # what the calibrated rate said, for the record
 
 
 def test_field_guide_case_eight_nodes_fifteen_minute_checkpoints() -> None:
-    """The guide measured +35 % wall-clock for 8-node spot training with 15-min checkpoints."""
-    lam = band_rate(">20%")
-    overhead = expected_hours_checkpointed(8 * lam, 100.0, 0.25, 10 / 60) / 100.0 - 1
-    assert 0.30 < overhead < 0.40  # +35 % measured; the old -ln(1-s)/730 rate gave +0.03 %
-    assert 0.1 <= overhead < 1.0  # the measured order of magnitude
+    """The guide measured +35 % wall-clock for 8-node spot training with 15-min checkpoints: its
+    own assumptions (R = 10 min, the rate its +35 % implies) reproduce it; the band does not."""
+    overhead = expected_hours_checkpointed(8 * GUIDE_CASE_RATE, 100.0, 0.25, 10 / 60) / 100.0 - 1
+    assert overhead == pytest.approx(0.349, abs=0.001)  # +34.9 %
+    band = expected_hours_checkpointed(8 * band_rate(">20%"), 100.0, 0.25, 10 / 60) / 100.0 - 1
+    assert band == pytest.approx(0.000915, rel=0.01)  # +0.09 %: the band read literally
+    rec = job(instance_type="ml.p4d.24xlarge", instance_count=8, max_runtime_s=172_800)
+    usage = f"defaults:\n  spot_interruption_rate: {GUIDE_CASE_RATE}\n  expected_runtime_hours: 24\n"
+    c = cost(rec, usage, model="multi-node-spot")
+    assert c.assumptions["wall_clock_overhead_share"] == pytest.approx(0.349, abs=0.001)
 
 
 def test_worse_bands_interrupt_more() -> None:
     rates = [band_rate(b) for b in SPOT_BANDS]
     assert rates == sorted(rates) and len(set(rates)) == len(rates)
     assert band_rate(">20%") > band_rate("15-20%")
-    assert band_rate("15-20%") == pytest.approx(0.133 * math.log(0.8) / math.log(0.75))  # 0.1032
+    assert band_rate("15-20%") == pytest.approx(-math.log(0.8) / 730)  # 0.000306
     lo = cost(job(instance_count=1, max_runtime_s=86400), "defaults:\n  spot_interruption_band: '<5%'\n")
     hi = cost(job(instance_count=1, max_runtime_s=86400))
     assert lo.monthly_usd < hi.monthly_usd
@@ -141,7 +160,8 @@ def test_unpriced_type() -> None:
 @pytest.mark.parametrize("count", [4000, 20_000])
 def test_big_spot_job_is_total_and_under_the_physical_ceiling(count: int) -> None:
     """issue 10: 4,000 instances overflowed math.expm1; now e^(L*T) saturates and the run is lost."""
-    c = cost(job(instance_type="ml.p4d.24xlarge", instance_count=count, max_runtime_s=86400))
+    big = job(instance_type="ml.p4d.24xlarge", instance_count=count, max_runtime_s=86400)
+    c = cost(big, f"defaults:\n  spot_interruption_rate: {GUIDE_CASE_RATE}\n")  # the guide's rate
     ceiling = 24 * count * 25.2513  # the capped run at On-Demand prices
     assert c.per_run_usd is not None and math.isfinite(c.per_run_usd)
     assert c.per_run_usd <= ceiling

@@ -96,14 +96,16 @@ def test_cost_to_json_never_emits_nan_or_infinity() -> None:
     }
 
 
-def test_efs_of_unknown_size_is_not_priced_never_zero(tmp_path: Path) -> None:
+def test_efs_of_unknown_size_is_priced_at_the_stated_default_as_the_scan_does(tmp_path: Path) -> None:
     (tmp_path / "efs.tf").write_text(
         'resource "aws_efs_file_system" "ckpt" {\n  throughput_mode = "elastic"\n'
         '  tags = { Name = "checkpoints" }\n}\n'
     )
     res = CliRunner().invoke(main, ["cost", str(tmp_path)])
     line = next(ln for ln in res.output.splitlines() if "aws_efs_file_system.ckpt" in ln)
-    assert "not priced" in line and "$0.00" not in line
+    assert "$360.00" in line  # 1,200 GB (the stated default FIN401 and FIN403 use) x $0.30
+    detail = res.output.splitlines()[res.output.splitlines().index(line) + 1]
+    assert "stated default checkpoint_storage_gb" in detail
     usage = tmp_path / "u.yml"
     usage.write_text("resources:\n  aws_efs_file_system.ckpt:\n    checkpoint_storage_gb: 500\n")
     res = CliRunner().invoke(main, ["cost", str(tmp_path), "--usage-file", str(usage)])

@@ -54,7 +54,7 @@ def test_excess_runtime_unknown_type_is_not_priced() -> None:
 def test_multi_node_spot_prices_the_checkpointed_overhead() -> None:
     rec = job(instance_type="ml.p4d.24xlarge", instance_count=4, spot=True, max_runtime_s=172_800)
     c = cost(rec, "multi-node-spot", usage="defaults:\n  expected_runtime_hours: 24\n")
-    rate = 4 * 0.133
+    rate = 4 * -math.log(0.75) / 730  # the '>20%' band read literally: 0.00157634/h
     ec = expected_hours_checkpointed(rate, 24.0, 0.25, 10 / 60)
     assert ec == pytest.approx(24 / 0.25 * (1 / rate + 10 / 60) * math.expm1(rate * 0.25))
     assert c.per_run_usd == pytest.approx((ec - 24) * 4 * P4D * 0.4, rel=1e-9)
@@ -64,8 +64,11 @@ def test_multi_node_spot_prices_the_checkpointed_overhead() -> None:
 
 def test_multi_node_spot_eight_nodes_matches_the_field_figure() -> None:
     rec = job(instance_type="ml.p4d.24xlarge", instance_count=8, spot=True, max_runtime_s=172_800)
-    c = cost(rec, "multi-node-spot", usage="defaults:\n  expected_runtime_hours: 24\n")
+    usage = "defaults:\n  expected_runtime_hours: 24\n  spot_interruption_rate: 0.133\n"  # the guide's case
+    c = cost(rec, "multi-node-spot", usage=usage)
     assert c.assumptions["wall_clock_overhead_share"] == pytest.approx(0.35, abs=0.005)  # field: +35 %
+    default = cost(rec, "multi-node-spot", usage="defaults:\n  expected_runtime_hours: 24\n")
+    assert default.assumptions["wall_clock_overhead_share"] == pytest.approx(0.000915, rel=0.01)
 
 
 def test_warm_pool_bills_the_keep_alive_per_job() -> None:

@@ -323,6 +323,8 @@ def test_scan_step_with_baseline_file_and_thresholds(runner: Runner) -> None:
         **BAD,
         "EnableManagedSpotTraining": True,
         "StoppingCondition": {"MaxRuntimeInSeconds": 86400, "MaxWaitTimeInSeconds": 172800},
+        # 64 nodes: a 45 % chance of an interruption over the 24 h run at the Spot Advisor band's rate
+        "ResourceConfig": {"InstanceType": "ml.g5.2xlarge", "InstanceCount": 64, "VolumeSizeInGB": 50},
     }
     (runner.workspace / "infra" / "job.json").write_text(json.dumps(spot, indent=2), encoding="utf-8")
     runner.run("Run finlint")

@@ -192,7 +192,7 @@ def test_scan_headline_and_charts_carry_the_json_numbers(demo: dict[str, Any]) -
     total = data["summary"]["monthly_usd"]
     headline = doc.find(id="total")
     assert float(headline.attrs["data-usd"]) == pytest.approx(total, abs=0.01)
-    assert headline.text().startswith(usd_text(total)) and usd_text(total) == "$121,198"
+    assert headline.text().startswith(usd_text(total)) and usd_text(total) == "$118,786"
     assert float(doc.find(id="exposure").attrs["data-usd"]) == pytest.approx(
         data["summary"]["exposure_usd"], abs=0.01
     )

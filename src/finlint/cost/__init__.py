@@ -11,7 +11,7 @@ from typing import Any, Callable, Iterable
 
 from finlint.cost.alternatives import price_alternatives
 from finlint.cost.bounds import finite_cost
-from finlint.cost.common import CostContext, CostSettings, per_launch_note
+from finlint.cost.common import CostContext, CostSettings, brief_text, per_launch_note
 from finlint.cost.pricing import PricingError
 from finlint.cost.usage import UsageFileError
 from finlint.finding import Cost, CountedOnce, Finding
@@ -46,6 +46,8 @@ def price_findings(
             continue
         f.cost = _total(model, f, ctx)
         _per_launch(f)
+        if f.cost.monthly_usd is None and f.cost.reason:  # every unpriced figure says why, briefly
+            f.cost.brief = brief_text(f"not priced: {f.cost.reason}")
     _count_storage_once(findings)
     where = str(ctx.pricing_file) if ctx.pricing_file else "finlint:pricing"
     return [Notice(where, 1, f"cost: {text}") for text in ctx.notices()]
@@ -67,6 +69,7 @@ def _per_launch(finding: Finding) -> None:
     note = per_launch_note(finding.record)
     if note:
         cost.basis += note
+        cost.brief = brief_text(f"per launch (loop count unknown): {cost.brief}")
         cost.assumptions["launches"] = "unknown"
 
 
@@ -109,6 +112,7 @@ def _zero(finding: Finding, owner: Finding) -> None:
     assert cost is not None
     cost.assumptions["counted_in"] = owner.resource
     cost.basis += f" Counted once, in the finding for {owner.resource}: $0.00/month here."
+    cost.brief = brief_text(f"$0 here: the same bill is counted once, on {owner.resource}")
     cost.monthly_usd = 0.0
 
 

@@ -13,6 +13,7 @@ import itertools
 from dataclasses import replace
 from typing import Any, Callable
 
+from finlint.cost.common import brief_text
 from finlint.finding import Cost, Finding
 from finlint.ir import Alternatives
 
@@ -70,4 +71,5 @@ def price_alternatives(finding: Finding, price: Pricer) -> Cost | None:
         basis,
         assumptions,
         counted_once=cheapest.counted_once,
+        brief=brief_text(f"at least (cheapest branch): {cheapest.brief}"),
     )

@@ -21,12 +21,15 @@ from finlint.cost.common import (
     num,
     spot_rate,
     usd,
+    warm_pool_hours,
 )
-from finlint.cost.pools import KARPENTER, always_on, limit_ceiling, pool_prices
+from finlint.cost.efs import checkpoint_volume, provisioned_charge
+from finlint.cost.pools import KARPENTER, always_on, limit_ceiling, pool_prices, pool_types
 from finlint.cost.pricing import PriceQuote
+from finlint.cost.spot import spot_run
 from finlint.cost.usage import HOURS_PER_MONTH
 from finlint.domain import catalog
-from finlint.ir import ComputePool, FileSystem, Notebook, Record, TrainingJob, Volume, is_unknown
+from finlint.ir import Bucket, ComputePool, FileSystem, Notebook, Record, TrainingJob, Volume
 
 
 @dataclass
@@ -46,6 +49,8 @@ class LineItem:
     extra_prices: list[PriceQuote] = field(default_factory=list)
     estimate: str = "expected"  # "ceiling": priced at a runtime cap, the most it can cost
     ceiling_per_node_month_usd: float | None = None  # an elastic pool: what each node it adds may bill
+    warm_pool_hours: float | None = None  # a job's keep-alive after each job, billed (FIN501's hours)
+    p_interrupted: float | None = None  # a spot job: the chance of an interruption over the run
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -60,6 +65,10 @@ class LineItem:
             "monthly_usd": None if self.monthly_usd is None else round(self.monthly_usd, 2),
             "estimate": self.estimate,
         }
+        if self.warm_pool_hours is not None:
+            out["warm_pool_hours"] = round(self.warm_pool_hours, 4)
+        if self.p_interrupted is not None:
+            out["p_interrupted"] = round(self.p_interrupted, 6)
         if self.ceiling_per_node_month_usd is not None:
             out["ceiling_per_node_month_usd"] = round(self.ceiling_per_node_month_usd, 2)
         if self.extra_prices:
@@ -134,7 +143,10 @@ def _job(rec: TrainingJob, ctx: CostContext) -> LineItem:
     hourly = quote.usd
     if rec.spot is True:
         hourly, discount = spot_rate(quote.usd, params)
-        item.description += f", managed spot (-{discount:.0%} assumed)"
+        run = spot_run(rec, n, params)  # the interruption model FIN201/FIN202/FIN204 price with
+        chance = f"; {run.p_text()}" if not isinstance(run, str) else ""
+        item.p_interrupted = None if isinstance(run, str) else run.p_run
+        item.description += f", managed spot (-{discount:.0%} assumed{chance})"
     jobs, jobs_how = jobs_per_run(rec)
     runs = float(params.get("runs_per_month", 1))
     item.unit_price = quote
@@ -142,6 +154,15 @@ def _job(rec: TrainingJob, ctx: CostContext) -> LineItem:
     per_run_text = f" x {jobs_how}" if jobs > 1 else ""
     item.quantity = f"{n} x {num(hours)} h ({how}) per job{per_run_text}; {num(runs)} run(s) per month"
     item.per_run_usd = hourly * n * hours * jobs
+    warm_h = warm_pool_hours(rec)
+    if warm_h is not None:
+        item.warm_pool_hours = warm_h
+        # a warm pool bills the job's instances On-Demand for the keep-alive after each job (FIN501)
+        item.per_run_usd += quote.usd * n * warm_h * jobs
+        item.quantity += (
+            f"; + warm pool {num(round(warm_h * 60, 2))} min after each job (KeepAlivePeriodInSeconds) "
+            f"x {n} at {quote.rate()} = {usd(quote.usd * n * warm_h)} per job"
+        )
     item.monthly_usd = item.per_run_usd * runs
     return item
 
@@ -175,22 +196,10 @@ def _notebook(rec: Notebook, ctx: CostContext) -> LineItem:
     return item
 
 
-def _pool_types(rec: ComputePool) -> list[str] | None:
-    if rec.pool_kind in KARPENTER:
-        from finlint.domain.karpenter import admitted_types
-
-        # the families FIN301/FIN304/FIN305 count (g6f/gr6f have fractional GPUs, no whole device)
-        types = admitted_types(rec, catalog.accelerated_families())
-        return None if is_unknown(types) else list(types)
-    if not known(rec.instance_types):
-        return None
-    return [t for t in rec.instance_types if isinstance(t, str)]  # type: ignore[union-attr]
-
-
 def _pool(rec: ComputePool, ctx: CostContext) -> LineItem:
     """Priced by cost.pools, the model FIN301 uses for the same pool."""
     item = LineItem(rec.address, "node_pool", rec.location.file, rec.location.line, rec.pool_kind)
-    types = _pool_types(rec)
+    types = pool_types(rec)
     if types is None:
         item.reason = "instance types unresolved"
         return item
@@ -263,26 +272,40 @@ def _file_system(rec: FileSystem, ctx: CostContext) -> LineItem:
     std = pricing.efs("standard_gb_month")
     item.description = f"EFS ({rec.throughput_mode if isinstance(rec.throughput_mode, str) else 'bursting'})"
     item.unit_price = std
+    if std is None:
+        item.reason = pricing.missing("EFS Standard storage")
+        return item
+    # the size FIN401/FIN403 price: the usage file, a claim's size, else the stated default
+    gb, how = checkpoint_volume(rec, ctx, params)
+    parts = [f"{num(gb)} GB stored ({how})"]
     extra = 0.0
     if rec.throughput_mode == "provisioned" and known(rec.provisioned_throughput_mibps):
         thr_q = pricing.efs("provisioned_throughput_mibps_month")
         mibps, _ = bounds.quantity(rec.provisioned_throughput_mibps, "provisioned throughput")
         if thr_q is not None and mibps is not None:
-            extra = mibps * thr_q.usd
-            item.quantity = f"{num(mibps)} MiB/s provisioned ({usd(extra)})"
+            charge = provisioned_charge(mibps, gb, thr_q)
+            extra = charge.usd
+            parts.append(
+                f"{num(round(charge.billed_mibps, 2))} of {num(mibps)} MiB/s provisioned billed above the "
+                f"baseline of the stored data ({usd(extra)})"
+            )
             item.extra_prices.append(thr_q)
+    item.quantity = ", ".join(parts)
+    item.monthly_usd = gb * std.usd + extra
+    return item
+
+
+def _bucket(rec: Bucket, ctx: CostContext) -> LineItem:
+    """An S3 bucket at S3 Standard for the volume FIN402 prices (usage, else the stated default)."""
+    item = LineItem(rec.address, "bucket", rec.location.file, rec.location.line, "S3 bucket (Standard)")
+    params = ctx.params(rec)
+    pricing = ctx.pricing_for(params)
+    std = pricing.s3("STANDARD")
     if std is None:
-        item.reason = pricing.missing("EFS Standard storage")
+        item.reason = pricing.missing("S3 Standard")
         return item
-    if ctx.usage.source_of("checkpoint_storage_gb", rec.address, rec.name) == "usage file":
-        gb = float(params["checkpoint_storage_gb"])
-        stored = f"{num(gb)} GB stored (usage checkpoint_storage_gb)"
-        item.quantity = ", ".join(q for q in (stored, item.quantity) if q)
-        item.monthly_usd = gb * std.usd + extra
-        return item
-    item.reason = (
-        "size not declared: EFS bills per GB stored; set checkpoint_storage_gb for it in the usage file"
-    )
+    gb, how = checkpoint_volume(rec, ctx, params)
+    item.unit_price, item.quantity, item.monthly_usd = std, f"{num(gb)} GB stored ({how})", gb * std.usd
     return item
 
 
@@ -335,6 +358,8 @@ def build_breakdown(records: Iterable[Record], settings: Any = None) -> Breakdow
             item = _file_system(rec, ctx)
         elif isinstance(rec, Volume):
             item = _volume(rec, ctx)
+        elif isinstance(rec, Bucket):
+            item = _bucket(rec, ctx)
         if item is not None:
             items.append(_finite(item))
     items.sort(key=lambda i: (-(i.monthly_usd or 0.0), i.file, i.line))

@@ -124,9 +124,30 @@ def known(value: Any) -> bool:
     return value is not None and not is_unknown(value)
 
 
+#: the longest brief a terminal line shows (``Cost.brief``)
+BRIEF_MAX = 120
+
+
+def brief_text(text: str) -> str:
+    """A ``Cost.brief``: one phrase, at most :data:`BRIEF_MAX` characters (cut at a word, with ``…``)."""
+    text = " ".join(text.split())
+    if len(text) <= BRIEF_MAX:
+        return text
+    cut = text[: BRIEF_MAX - 1].rsplit(" ", 1)[0].rstrip(",;:")
+    return cut + "…"
+
+
 def unpriced(kind: str, reason: str, basis: str = "", **assumptions: Any) -> Cost:
     """A finding that cannot be priced: ``cost: null`` with the reason, never a guess."""
-    return Cost(None, None, kind, basis or f"Not priced: {reason}.", dict(assumptions), reason=reason)
+    return Cost(
+        None,
+        None,
+        kind,
+        basis or f"Not priced: {reason}.",
+        dict(assumptions),
+        reason=reason,
+        brief=brief_text(f"not priced: {reason}"),
+    )
 
 
 def num(x: float) -> str:
@@ -227,6 +248,19 @@ def cap_seconds(record: TrainingJob) -> tuple[int | None, str]:
     return int(seconds), basis
 
 
+#: the API's range of KeepAlivePeriodInSeconds (pricing.md §5, S15)
+MAX_KEEP_ALIVE_S = 3600
+
+
+def warm_pool_hours(record: TrainingJob) -> float | None:
+    """Hours a job's warm pool bills after it (KeepAlivePeriodInSeconds, at most 3,600 s), or None
+    when it has none or the period is unresolved. FIN501 and ``finlint cost`` both read it here."""
+    keep = record.keep_alive_s
+    if not isinstance(keep, int) or isinstance(keep, bool) or keep <= 0:
+        return None
+    return min(keep, MAX_KEEP_ALIVE_S) / 3600.0
+
+
 def spot_rate(on_demand_usd: float, params: Mapping[str, Any]) -> tuple[float, float]:
     """The managed-spot hourly rate every model uses, On-Demand x (1 - spot_discount), and the discount."""
     discount = float(params.get("spot_discount", 0.60))
@@ -243,7 +277,9 @@ def runs_per_month(record: TrainingJob, params: Mapping[str, Any]) -> tuple[floa
 
 
 __all__ = [
+    "BRIEF_MAX",
     "CostContext",
+    "brief_text",
     "CostSettings",
     "HOURS_PER_MONTH",
     "cap_seconds",
@@ -261,6 +297,7 @@ __all__ = [
     "spot_rate",
     "unpriced",
     "usd",
+    "warm_pool_hours",
 ]
 
 

@@ -5,8 +5,10 @@ always-on nodes: Karpenter pools 0 (static replicas: min_size), EC2 instance 1 (
 node-month:      hourly price x hours_per_month, for each admitted type that has a price
 pool per month:  always-on nodes x the cheapest priced node-month
 ceiling:         an elastic pool (no always-on nodes) bills nothing until it scales; each node it
-                 adds bills up to the dearest priced node-month. Types without a price are named,
-                 because the cheapest or dearest priced may then not be the cheapest or dearest.
+                 adds bills up to the dearest priced node-month of :func:`pool_types` (every
+                 accelerated type it admits: the one definition FIN301, FIN304 and cost use).
+                 Types without a price are named, because the cheapest or dearest priced may
+                 then not be the cheapest or dearest.
 limit ceiling:   a pool whose spec.limits admit N nodes of a type can bill up to N x that type's
                  node-month (N from domain.karpenter.nodes_within_limits, the smallest over limits)
 """
@@ -18,9 +20,23 @@ from dataclasses import dataclass
 from finlint.cost import bounds
 from finlint.cost.common import num, usd
 from finlint.cost.pricing import PriceQuote, Pricing
-from finlint.ir import ComputePool
+from finlint.domain import catalog
+from finlint.ir import ComputePool, is_unknown
 
 KARPENTER = ("karpenter-nodepool", "karpenter-provisioner")
+
+
+def pool_types(rec: ComputePool) -> list[str] | None:
+    """The types a pool may launch: a Karpenter pool's admitted accelerated types (the families
+    FIN301/FIN304/FIN305 count), else the group's listed types; None when unresolved."""
+    if rec.pool_kind in KARPENTER:
+        from finlint.domain.karpenter import admitted_types
+
+        types = admitted_types(rec, catalog.accelerated_families())
+        return None if is_unknown(types) else list(types)
+    if not isinstance(rec.instance_types, (list, tuple)):
+        return None
+    return [t for t in rec.instance_types if isinstance(t, str)]
 
 
 def always_on(pool: ComputePool) -> tuple[int | None, str]:

@@ -24,17 +24,12 @@ ACTIVE_HOURS_PER_MONTH = 176.0
 DEFAULT_FILE = "finlint-usage.yml"
 MAX_USAGE_BYTES = 4 * 1024 * 1024  # a usage file is hand-written: a few KiB
 
-#: Spot Instance Advisor interruption bands -> share s of Spot capacity reclaimed over a month.
-#: Finite bands use the top of their range; the open band ">20%" is read as 25 % (the top of the
-#: next 5-point band had the bands continued), so it is strictly worse than "15-20%".
+#: Spot Instance Advisor interruption bands -> share s of Spot capacity reclaimed over the trailing
+#: month (pricing.md §4a, S16/S17). Finite bands use the top of their range; the open band ">20%" is
+#: read as 25 % (the top of the next 5-point band had the bands continued), so it is strictly worse
+#: than "15-20%". ``cost.spot`` turns a band into interruptions per instance-hour.
 SPOT_BANDS: dict[str, float] = {"<5%": 0.05, "5-10%": 0.10, "10-15%": 0.15, "15-20%": 0.20, ">20%": 0.25}
-
-#: Per-instance interruptions per hour for the ">20%" band, calibrated on the field guide's own
-#: measurement: multi-node spot training (8 nodes) with checkpoints every 15 minutes ran +35 %
-#: wall-clock. With the restart overhead R = 10 min, (1/L + R)(e^(L*c) - 1)/c = 1.35 for
-#: L = 8 x 0.133/h, c = 0.25 h. Other bands scale by their hazard -ln(1 - s) (docs/cost-model.md).
-FIELD_RATE_PER_INSTANCE_HOUR = 0.133
-FIELD_BAND = ">20%"
+DEFAULT_SPOT_BAND = ">20%"
 
 
 class UsageFileError(LocatedError):
@@ -104,7 +99,7 @@ PARAMS: dict[str, Param] = {
         "1: with no runtime cap (Kubernetes launchers) FIN101 states one day's exposure",
     ),
     "spot_interruption_band": Param(
-        FIELD_BAND,
+        DEFAULT_SPOT_BAND,
         lambda v: v in SPOT_BANDS,
         f"one of {', '.join(SPOT_BANDS)}",
         "Spot Instance Advisor band; large GPU types commonly sit in '>20%'",
@@ -113,7 +108,7 @@ PARAMS: dict[str, Param] = {
         None,
         _opt(_num(0, 100, lo_open=True)),
         "interruptions per instance-hour (0-100)",
-        "none: from the band, calibrated on the field guide's +35 % (docs/cost-model.md)",
+        "none: from the band, -ln(1 - share)/730 h (the guide's 8-node case implies 0.133)",
     ),
     "restart_overhead_minutes": Param(
         10,
@@ -162,7 +157,7 @@ PARAMS: dict[str, Param] = {
         None,
         _opt(_num(0, 100, lo_open=True)),
         "a factor (0-100)",
-        "the policy's 'relative_runtime' param (else 1.0)",
+        "the policy's 'relative_runtime' param (else 1.67 for jobs, 1.0 for notebooks and pools, stated)",
     ),
 }
 
@@ -266,31 +261,3 @@ def load_usage(path: Path | None, cwd: Path | None = None) -> Usage:
     except Unreadable as exc:
         raise UsageFileError(str(path), 1, f"cannot read: {exc}") from exc
     return parse_usage(text, str(path))
-
-
-def band_rate(band: str) -> float:
-    """Per-instance interruptions per hour for a Spot Advisor band (calibrated, see SPOT_BANDS)."""
-    hazard = -math.log(1.0 - SPOT_BANDS[band])
-    return FIELD_RATE_PER_INSTANCE_HOUR * hazard / -math.log(1.0 - SPOT_BANDS[FIELD_BAND])
-
-
-def hourly_interruption_rate(params: Mapping[str, Any]) -> tuple[float, str]:
-    """Per-instance interruptions per hour, and how it was obtained (for the basis)."""
-    rate = params.get("spot_interruption_rate")
-    if rate is not None:
-        return float(rate), f"{rate:g} interruptions per instance-hour (usage)"
-    band = str(params.get("spot_interruption_band", FIELD_BAND))
-    lam = band_rate(band)
-    if band == FIELD_BAND:
-        how = (
-            f"{lam:.4g} per instance-hour for the Spot Advisor band '{band}', calibrated so that the field "
-            "guide's 8-node job with 15-min checkpoints runs +35 % wall-clock"
-        )
-    else:
-        share = SPOT_BANDS[band]
-        how = (
-            f"{lam:.4g} per instance-hour for the Spot Advisor band '{band}' = "
-            f"{FIELD_RATE_PER_INSTANCE_HOUR:g} x ln(1 - {share:g})/ln(1 - {SPOT_BANDS[FIELD_BAND]:g}) "
-            f"(scaled from the field-calibrated '{FIELD_BAND}')"
-        )
-    return lam, how

@@ -34,6 +34,7 @@ KIND_GROUPS = {
     "node_pool": "Node pools",
     "file_system": "Storage",
     "volume": "Storage",
+    "bucket": "Storage",
 }
 GROUP_ORDER = ("Training jobs", "Notebooks", "Node pools", "Storage")
 ESTIMATES = ("expected", "ceiling")

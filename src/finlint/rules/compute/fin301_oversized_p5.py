@@ -23,6 +23,7 @@ from typing import Any, Mapping
 from finlint.cost import bounds
 from finlint.cost.common import (
     CostContext,
+    brief_text,
     checked_cap,
     checked_instance_count,
     jobs_per_run,
@@ -34,7 +35,7 @@ from finlint.cost.common import (
     unpriced,
     usd,
 )
-from finlint.cost.pools import always_on, limit_ceiling, pool_prices
+from finlint.cost.pools import always_on, limit_ceiling, pool_prices, pool_types
 from finlint.cost.pricing import PriceQuote, Pricing
 from finlint.cost.usage import ACTIVE_HOURS_PER_MONTH, HOURS_PER_MONTH
 from finlint.domain import catalog
@@ -190,25 +191,30 @@ def _alternative(itype: str, fparams: Mapping[str, Any], usage: Mapping[str, Any
 
 
 def _factor(fparams: Mapping[str, Any], usage: Mapping[str, Any], assumption: str = "") -> tuple[float, str]:
-    """The alternative's runtime relative to p5, and where it came from (1.0 is a stated assumption)."""
+    """The alternative's runtime relative to p5, and where it came from. Jobs default to
+    :data:`JOB_RELATIVE_RUNTIME` (stated); notebooks and pools bill by the hour (1.0, stated)."""
     for v, how in (
         (usage.get("relative_runtime"), "usage file"),
         (fparams.get("relative_runtime"), "policy param"),
         (fparams.get("runtime_factor"), "policy param"),
     ):
         if isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v <= 100:
-            if float(v) == 1.0:
-                return 1.0, f"{how}; {assumption or RUNTIME_ASSUMPTION}"
+            if assumption and float(v) == 1.0:
+                return 1.0, f"{how}; {assumption}"
             return float(v), how
-    return 1.0, f"default; {assumption or RUNTIME_ASSUMPTION}"
+    if assumption:
+        return 1.0, f"default; {assumption}"
+    return JOB_RELATIVE_RUNTIME, f"default; {RUNTIME_ASSUMPTION}"
 
 
-#: Why 1.0: no source gives an H100-vs-alternative runtime for small jobs. The field guide measured
-#: A100 vs A10 at +40 % where +60 % was on paper, because the input pipeline could not feed the
-#: GPU; a job under the min_gpu_hours threshold is assumed input-bound the same way.
+#: A job on the slower alternative runs longer. No source measures H100 vs A100 for small jobs; the
+#: field guide's only measured GPU-to-GPU runtime is A100 vs A10: 40 % faster measured (60 % on
+#: paper), read as the slower GPU taking 1/(1 - 0.40) = 1.67x as long. That ratio is assumed for
+#: the p5 -> alternative move (usage or policy ``relative_runtime`` overrides it).
+JOB_RELATIVE_RUNTIME = 1.0 / (1.0 - 0.40)
 RUNTIME_ASSUMPTION = (
-    "assumed 1.0: small jobs are input-bound (field guide: A100 vs A10 +40 % measured, +60 % on paper); "
-    "set relative_runtime"
+    "assumed 1.67: the field guide's one measured GPU-to-GPU runtime (A100 vs A10, 40 % faster "
+    "measured: the slower GPU takes 1/0.6 as long), applied to this move; set relative_runtime"
 )
 
 
@@ -295,7 +301,10 @@ def price(finding: Finding, ctx: CostContext) -> Cost:
         if running is None:
             return unpriced(KIND, why)
         if running == 0:
-            return _ceiling(finding, found, prices)
+            # the pool's ceiling is the pool's, whichever rule reports it: the dearest priced
+            # accelerated type it admits (cost.pools.pool_types), as FIN304 and `finlint cost` say
+            admitted = pool_types(rec) or types
+            return _ceiling(finding, found, pool_prices(pricing, admitted, hpm), prices)
         quote = prices.cheapest
         itype = quote.key
         hours = running * hpm
@@ -355,16 +364,23 @@ def price(finding: Finding, ctx: CostContext) -> Cost:
     if per_run_hours is not None:
         assumptions["instance_hours_per_run"] = per_run_hours
         assumptions["jobs_per_run"] = jobs
-    return Cost(monthly, per_run, KIND, basis, assumptions)
+    where = {TrainingJob: "job", Notebook: "notebook"}.get(type(rec), "node")
+    brief = brief_text(
+        f"saves {itype} -> {alt} for {num(round(hours, 2))} {where} h/month"
+        + (f" (x {num(round(factor, 2))} runtime)" if factor != 1.0 else "")
+        + (" on spot" if spot_text else "")
+    )
+    return Cost(monthly, per_run, KIND, basis, assumptions, brief=brief)
 
 
-def _ceiling(finding: Finding, found: PoolTypes, prices: Any) -> Cost:
+def _ceiling(finding: Finding, found: PoolTypes, prices: Any, p5_prices: Any) -> Cost:
     """An elastic pool: a risk ceiling per node it adds, never a saving (as `finlint cost` shows it)."""
+    if found.limit_nodes is not None:
+        top5 = p5_prices.dearest
+        return _limit_ceiling(finding, found, p5_prices, top5.key, found.limit_nodes)
     top = prices.dearest
     assert top is not None
-    types, types_how = list(found.types), found.how
-    if found.limit_nodes is not None:
-        return _limit_ceiling(finding, found, prices, top.key, found.limit_nodes)
+    types, types_how = [q.key for q in prices.quotes] + list(prices.unpriced), "accelerated types it admits"
     node_month = prices.node_month(top)
     unbounded = found.unbounded
     bound = (
@@ -376,7 +392,12 @@ def _ceiling(finding: Finding, found: PoolTypes, prices: Any) -> Cost:
         f"Exposure, not a saving: the pool keeps no node running, so it bills nothing until it "
         f"scales (finlint cost: $0.00/month); each node it adds bills up to {top.key} {top.rate()} x "
         f"{num(prices.hours_per_month)} h = {usd(node_month)} per node-month, the dearest priced of "
-        f"{', '.join(types)} ({types_how}){prices.gap_note()}; {bound}. {price_note(*prices.quotes)}"
+        f"{', '.join(types)} ({types_how}; the pool's ceiling, as FIN304 and finlint cost state it)"
+        f"{prices.gap_note()}; {bound}. {price_note(top)}"
+    )
+    brief = brief_text(
+        f"bills $0 until it scales, then up to {usd(node_month)} per node-month ({top.key}, "
+        f"{num(prices.hours_per_month)} h)"
     )
     assumptions: dict[str, Any] = {
         "ceiling": True,
@@ -388,9 +409,9 @@ def _ceiling(finding: Finding, found: PoolTypes, prices: Any) -> Cost:
         "unbounded": unbounded,
         "unpriced_types": list(prices.unpriced),
         "region": top.region,
-        "prices": quote_json(*prices.quotes),
+        "prices": quote_json(top),
     }
-    return Cost(node_month, None, "exposure", basis, assumptions)
+    return Cost(node_month, None, "exposure", basis, assumptions, brief=brief)
 
 
 def _limit_ceiling(finding: Finding, found: PoolTypes, prices: Any, node_type: str, nodes: int) -> Cost:
@@ -421,7 +442,11 @@ def _limit_ceiling(finding: Finding, found: PoolTypes, prices: Any, node_type: s
         "region": quote.region,
         "prices": quote_json(quote),
     }
-    return Cost(monthly, None, "exposure", basis, assumptions)
+    brief = brief_text(
+        f"its limits ({resource}) admit {nodes:,} x {node_type}: up to {usd(monthly)}/month "
+        "if it scales to them"
+    )
+    return Cost(monthly, None, "exposure", basis, assumptions, brief=brief)
 
 
 RULE = Rule("FIN301", facts=(pool_family_exposure,), cost_model="oversized-p5", price=price)

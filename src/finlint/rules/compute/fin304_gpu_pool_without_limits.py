@@ -15,7 +15,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from finlint.cost.common import CostContext, num, price_note, quote_json, usd
+from finlint.cost.common import CostContext, brief_text, num, price_note, quote_json, usd
 from finlint.domain import catalog
 from finlint.domain.karpenter import nodes_within_limits
 from finlint.engine.facts import Evidence
@@ -107,7 +107,11 @@ def price_ceiling(finding: Finding, ctx: CostContext) -> Cost:
         "region": top.region,
         "prices": quote_json(top),
     }
-    return Cost(month, None, KIND, basis, assumptions)
+    brief = brief_text(
+        f"no limit caps it: each node it adds bills up to {usd(month)} per node-month ({top.key}, "
+        f"{num(prices.hours_per_month)} h)"
+    )
+    return Cost(month, None, KIND, basis, assumptions, brief=brief)
 
 
 RULE = Rule("FIN304", facts=(gpu_pool_without_limits,), cost_model="gpu-pool-ceiling", price=price_ceiling)

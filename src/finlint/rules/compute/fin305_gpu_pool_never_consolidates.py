@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from finlint.cost.common import CostContext, num, price_note, quote_json, usd
+from finlint.cost.common import CostContext, brief_text, num, price_note, quote_json, usd
 from finlint.engine.facts import Evidence
 from finlint.finding import Cost, Finding
 from finlint.ir import ComputePool, Record, Unknown, is_unknown
@@ -98,7 +98,11 @@ def price_idle_node(finding: Finding, ctx: CostContext) -> Cost:
         "region": low.region,
         "prices": quote_json(low),
     }
-    return Cost(month, None, KIND, basis, assumptions)
+    brief = brief_text(
+        f"per node it never removes: {low.key} {low.rate()} x {num(prices.hours_per_month)} h "
+        "(the cheapest type it admits)"
+    )
+    return Cost(month, None, KIND, basis, assumptions, brief=brief)
 
 
 RULE = Rule("FIN305", facts=(pool_never_consolidates,), cost_model="idle-gpu-node", price=price_idle_node)

@@ -21,7 +21,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from finlint.cost.common import CostContext, known, num, price_note, quote_json, runs_per_month, unpriced, usd
+from finlint.cost.common import (
+    CostContext,
+    brief_text,
+    known,
+    num,
+    price_note,
+    quote_json,
+    runs_per_month,
+    unpriced,
+    usd,
+)
 from finlint.engine.facts import Evidence
 from finlint.finding import Cost, Finding
 from finlint.ir import Record, TrainingJob, Unknown
@@ -105,7 +115,11 @@ def price(finding: Finding, ctx: CostContext) -> Cost:
         "region": quote.region,
         "prices": quote_json(quote),
     }
-    return Cost(monthly, per_run, KIND, basis, assumptions)
+    brief = brief_text(
+        f"cluster kept after the job: {idle.nodes} x {itype} {quote.rate()} x {num(hours)} idle h "
+        "assumed per run"
+    )
+    return Cost(monthly, per_run, KIND, basis, assumptions, brief=brief)
 
 
 RULE = Rule("FIN307", facts=(gpu_cluster_outlives_its_job,), cost_model="ray-idle-cluster", price=price)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from finlint.cost import bounds
-from finlint.cost.common import CostContext, known, num, price_note, quote_json, unpriced, usd
+from finlint.cost.common import CostContext, brief_text, known, num, price_note, quote_json, unpriced, usd
 from finlint.cost.usage import ACTIVE_HOURS_PER_MONTH, HOURS_PER_MONTH
 from finlint.domain import catalog
 from finlint.engine.facts import Evidence
@@ -84,7 +84,11 @@ def price_notebook_always_on(finding: Finding, ctx: CostContext) -> Cost:
         "region": quote.region,
         "prices": quote_json(quote),
     }
-    return Cost(monthly, None, "waste", basis, assumptions)
+    brief = brief_text(
+        f"{num(idle)} idle h/month with no auto-stop ({num(hpm)} h - {num(active)} active h assumed) x "
+        f"{itype} {quote.rate()}"
+    )
+    return Cost(monthly, None, "waste", basis, assumptions, brief=brief)
 
 
 RULE = Rule(

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import Any, Iterable
 
-from finlint.cost.common import CostContext, known, num, price_note, quote_json, unpriced, usd
+from finlint.cost.common import CostContext, brief_text, known, num, price_note, quote_json, unpriced, usd
 from finlint.cost.efs import (
     DAYS_PER_MONTH,
     IA_MINIMUM_DAYS,
@@ -16,6 +16,7 @@ from finlint.cost.efs import (
     Stream,
     checkpoint_stream,
     checkpoint_volume,
+    provisioned_charge,
 )
 from finlint.cost.pricing import PriceQuote
 from finlint.engine.facts import Evidence
@@ -264,11 +265,12 @@ def price(finding: Finding, ctx: CostContext) -> Cost:
         and known(fs.provisioned_throughput_mibps)
         and thr_q is not None
     ):
-        mibps = float(fs.provisioned_throughput_mibps)  # type: ignore[arg-type]
-        efs_total += mibps * thr_q.usd
-        efs_parts.append(f"{num(mibps)} MiB/s provisioned x {thr_q.rate()} = {usd(mibps * thr_q.usd)}")
+        charge = provisioned_charge(float(fs.provisioned_throughput_mibps), size, thr_q)  # type: ignore[arg-type]
+        efs_total += charge.usd
+        efs_parts.append(charge.text(thr_q))
         quotes.append(thr_q)
-        assumptions["provisioned_mibps"] = mibps
+        assumptions["provisioned_mibps"] = charge.provisioned_mibps
+        assumptions["billed_throughput_mibps"] = charge.billed_mibps
     lower_bound = ""
     if stream.gb_per_month is None:
         lower_bound = (
@@ -316,7 +318,11 @@ def price(finding: Finding, ctx: CostContext) -> Cost:
         region=std.region,
         prices=quote_json(*quotes),
     )
-    return Cost(saving, None, KIND, basis, assumptions, counted_once=shared)
+    brief = brief_text(
+        f"saves EFS {usd(efs_total)} - FSx + S3 {usd(alt_total)} for {num(size)} GB of checkpoints"
+        + (" (storage only: a lower bound)" if stream.gb_per_month is None else "")
+    )
+    return Cost(saving, None, KIND, basis, assumptions, counted_once=shared, brief=brief)
 
 
 def _s3_side(

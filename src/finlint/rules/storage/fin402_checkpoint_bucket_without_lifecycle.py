@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from finlint.cost import bounds
-from finlint.cost.common import CostContext, num, price_note, quote_json, unpriced, usd
+from finlint.cost.common import CostContext, brief_text, num, price_note, quote_json, unpriced, usd
+from finlint.cost.efs import checkpoint_volume
 from finlint.engine.facts import Evidence
 from finlint.finding import Cost, Finding
 from finlint.ir import Bucket, Record, Unknown
@@ -72,9 +72,9 @@ def price_bucket_lifecycle(finding: Finding, ctx: CostContext) -> Cost:
     rec = finding.record
     params = ctx.params(rec)
     pricing = ctx.pricing_for(params)
-    gb, why = bounds.quantity(params.get("checkpoint_storage_gb", 1200), "checkpoint_storage_gb")
-    if gb is None:
-        return unpriced("savings", why or "checkpoint volume unresolved")
+    if rec is None:
+        return unpriced("savings", "no record to price")
+    gb, _ = checkpoint_volume(rec, ctx, params)  # the volume `finlint cost` bills the bucket
     std, cold = pricing.same_region(("s3", "STANDARD"), ("s3", "GLACIER_IR"))
     if std is None or cold is None:
         return unpriced("savings", pricing.missing("S3 Standard and Glacier Instant Retrieval"))
@@ -93,7 +93,10 @@ def price_bucket_lifecycle(finding: Finding, ctx: CostContext) -> Cost:
         "region": std.region,
         "prices": quote_json(std, cold),
     }
-    return Cost(saving, None, "savings", basis, assumptions)
+    brief = brief_text(
+        f"saves moving {num(gb)} GB older than 30 days to Glacier IR: {std.rate()} -> {cold.rate()}"
+    )
+    return Cost(saving, None, "savings", basis, assumptions, brief=brief)
 
 
 RULE = Rule(

@@ -4,10 +4,12 @@ training data or checkpoints.
 The policy is ``policies/FIN403-efs-provisioned-throughput-for-training.yaml``; this module
 holds its facts and its price.
 
-Price (efs-provisioned-throughput): monthly = provisioned MiB/s x EFS provisioned throughput
-$/MiB/s-month (pricing.md: $6.00, us-east-1), billed every hour whether the throughput is used
-or not. Elastic throughput bills per GB transferred instead ($0.03/GB read, $0.06/GB written),
-so the saving depends on the traffic: the figure is the fixed charge at risk, not a saving.
+Price (efs-provisioned-throughput, savings: up to the fixed charge): monthly = max(0, provisioned
+MiB/s - the baseline the stored data includes, 50 KiB/s per GiB) x EFS provisioned throughput
+$/MiB/s-month (pricing.md: $6.00, us-east-1), billed every hour whether the throughput is used or
+not (``cost.efs.provisioned_charge``; the stored size as FIN401 and ``finlint cost`` take it).
+Elastic throughput bills per GB transferred instead ($0.03/GB read, $0.06/GB written), so the
+saving depends on the traffic: the figure is the fixed charge at risk.
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ import re
 from typing import Any
 
 from finlint.cost import bounds
-from finlint.cost.common import CostContext, num, price_note, quote_json, unpriced, usd
+from finlint.cost.common import CostContext, brief_text, price_note, quote_json, unpriced, usd
+from finlint.cost.efs import checkpoint_volume, provisioned_charge
 from finlint.engine.facts import Evidence
 from finlint.finding import Cost, Finding
 from finlint.ir import FileSystem, Record, is_unknown
@@ -53,24 +56,36 @@ def price_provisioned_throughput(finding: Finding, ctx: CostContext) -> Cost:
     mibps, why = bounds.quantity(rec.provisioned_throughput_mibps, "provisioned throughput")
     if mibps is None:
         return unpriced("savings", why or "provisioned throughput unresolved")
-    pricing = ctx.pricing_for(ctx.params(rec))
+    params = ctx.params(rec)
+    pricing = ctx.pricing_for(params)
     quote = pricing.efs("provisioned_throughput_mibps_month")
     if quote is None:
         return unpriced("savings", pricing.missing("EFS provisioned throughput"), region=pricing.region)
     pricing.used(quote)
-    monthly = mibps * quote.usd
+    stored, stored_how = checkpoint_volume(rec, ctx, params)
+    charge = provisioned_charge(mibps, stored, quote)
+    monthly = charge.usd
     basis = (
-        f"{num(mibps)} MiB/s provisioned x {quote.rate()} = {usd(monthly)}/month, billed whether the "
-        f"throughput is used or not; elastic throughput bills per GB transferred instead, so the "
-        f"saving depends on the traffic. {price_note(quote)}"
+        f"Provisioned throughput bills only above the baseline the stored data includes: "
+        f"{charge.text(quote)}/month (stored size: {stored_how}), billed whether the throughput is used "
+        f"or not; elastic throughput bills per GB transferred instead, so the saving depends on the "
+        f"traffic. {price_note(quote)}"
+    )
+    brief = brief_text(
+        f"fixed charge up to {usd(monthly)}/month: {charge.billed_mibps:,.0f} of {mibps:,.0f} MiB/s "
+        f"above {stored:,.0f} GB's baseline x {quote.rate()}"
     )
     assumptions: dict[str, Any] = {
         "provisioned_mibps": mibps,
+        "stored_gb": stored,
+        "stored_gb_source": stored_how,
+        "baseline_mibps": charge.baseline_mibps,
+        "billed_mibps": charge.billed_mibps,
         "usd_per_mibps_month": quote.usd,
         "region": quote.region,
         "prices": quote_json(quote),
     }
-    return Cost(monthly, None, "savings", basis, assumptions)
+    return Cost(monthly, None, "savings", basis, assumptions, brief=brief)
 
 
 RULE = Rule(

@@ -20,6 +20,7 @@ from typing import Any
 
 from finlint.cost.common import (
     CostContext,
+    brief_text,
     checked_cap,
     checked_instance_count,
     known,
@@ -129,7 +130,14 @@ def price(finding: Finding, ctx: CostContext) -> Cost:
         "region": quote.region,
         "prices": quote_json(quote),
     }
-    return Cost(monthly, per_run, KIND, basis, assumptions)
+    what = f"the {num(cap_h)} h cap"
+    if expected is not None:
+        what = f"{num(billed_h)} h left of the {num(cap_h)} h cap"
+    brief = brief_text(
+        f"if a run gets stuck: {n} x {itype} billed until {what} stops it, at {usd(hourly, exact=True)}/h"
+        + (" spot" if discount is not None else "")
+    )
+    return Cost(monthly, per_run, KIND, basis, assumptions, brief=brief)
 
 
 def _killed_unfinished(
@@ -169,7 +177,11 @@ def _killed_unfinished(
         "region": quote.region,
         "prices": quote_json(quote),
     }
-    return Cost(monthly, per_run, "waste", basis, assumptions)
+    brief = brief_text(
+        f"every run is killed unfinished: the {num(cap_h)} h cap is below the {num(expected)} h expected; "
+        f"{n} x {itype} x {num(cap_h)} h lost"
+    )
+    return Cost(monthly, per_run, "waste", basis, assumptions, brief=brief)
 
 
 def _exposure(job: TrainingJob, itype: str, n: int, ctx: CostContext) -> Cost:
@@ -203,7 +215,11 @@ def _exposure(job: TrainingJob, itype: str, n: int, ctx: CostContext) -> Cost:
         "region": quote.region,
         "prices": quote_json(quote),
     }
-    return Cost(monthly, per_run, KIND, basis, assumptions)
+    brief = brief_text(
+        f"no cap: a stuck run bills {usd(per_day)} per day ({n} x {itype} x 24 h), {num(days)} day(s) "
+        "assumed unnoticed"
+    )
+    return Cost(monthly, per_run, KIND, basis, assumptions, brief=brief)
 
 
 RULE = Rule("FIN101", facts=(max_runtime_default_text,), cost_model="runaway-runtime", price=price)

@@ -15,6 +15,7 @@ from typing import Any
 
 from finlint.cost.common import (
     CostContext,
+    brief_text,
     checked_cap,
     job_quote,
     num,
@@ -84,7 +85,11 @@ def price_excess_runtime(finding: Finding, ctx: CostContext) -> Cost:
         "region": quote.region,
         "prices": quote_json(quote),
     }
-    return Cost(monthly, per_run, kind, basis, assumptions)
+    brief = brief_text(
+        f"if a run gets stuck: {num(round(excess_h, 2))} h past the {num(round(guard_h, 2))} h guard x {n} x "
+        f"{itype} at {usd(hourly, exact=True)}/h"
+    )
+    return Cost(monthly, per_run, kind, basis, assumptions, brief=brief)
 
 
 RULE = Rule("FIN102", facts=(max_runtime_days,), cost_model="excess-runtime", price=price_excess_runtime)

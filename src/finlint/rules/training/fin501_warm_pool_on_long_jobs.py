@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from finlint.cost.common import (
     CostContext,
+    brief_text,
     job_quote,
     jobs_per_run,
     num,
@@ -20,6 +21,7 @@ from finlint.cost.common import (
     runs_per_month,
     unpriced,
     usd,
+    warm_pool_hours,
 )
 from finlint.finding import Cost, Finding
 from finlint.rules.base import Rule
@@ -31,10 +33,9 @@ def price_warm_pool(finding: Finding, ctx: CostContext) -> Cost:
     if isinstance(got, Cost):
         return got
     job, itype, n, quote, params = got
-    keep = job.keep_alive_s
-    if not isinstance(keep, int) or isinstance(keep, bool) or keep <= 0:
+    keep_h = warm_pool_hours(job)  # the API's range is 0-3,600 s
+    if keep_h is None:
         return unpriced(kind, "keep-alive period unknown")
-    keep_h = min(float(keep), 3600.0) / 3600.0  # the API's range is 0-3,600 s
     per_job = quote.usd * n * keep_h
     jobs, jobs_how = jobs_per_run(job)
     per_run = per_job * jobs
@@ -42,7 +43,7 @@ def price_warm_pool(finding: Finding, ctx: CostContext) -> Cost:
     monthly = per_job * runs
     basis = (
         f"A warm pool bills its instances wall-clock for the keep-alive period after each job unless a "
-        f"matching job claims it: {itype} {quote.rate()} x {n} instance(s) x {num(keep)} s "
+        f"matching job claims it: {itype} {quote.rate()} x {n} instance(s) x {num(keep_h * 3600)} s "
         f"({num(round(keep_h, 4))} h) = {usd(per_job)} per job"
         + (f" x {jobs_how} = {usd(per_run)} per run" if jobs > 1 else "")
         + f"; x {runs_how} = {usd(monthly)}/month (an upper bound: a job that reuses the pool in time "
@@ -58,7 +59,11 @@ def price_warm_pool(finding: Finding, ctx: CostContext) -> Cost:
         "region": quote.region,
         "prices": quote_json(quote),
     }
-    return Cost(monthly, per_run, kind, basis, assumptions)
+    brief = brief_text(
+        f"up to {num(round(keep_h * 60, 2))} min warm after each job: {n} x {itype} at {quote.rate()}"
+        + (f", {jobs} jobs per run" if jobs > 1 else "")
+    )
+    return Cost(monthly, per_run, kind, basis, assumptions, brief=brief)
 
 
 RULE = Rule("FIN501", facts=(), cost_model="warm-pool", price=price_warm_pool)

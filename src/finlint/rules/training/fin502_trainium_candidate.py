@@ -16,6 +16,7 @@ from typing import Any
 
 from finlint.cost.common import (
     CostContext,
+    brief_text,
     checked_cap,
     job_quote,
     jobs_per_run,
@@ -123,7 +124,11 @@ def price_trainium(finding: Finding, ctx: CostContext) -> Cost:
         "region": quote.region,
         "prices": quote_json(quote, trn),
     }
-    return Cost(monthly, per_run, kind, basis, assumptions)
+    brief = brief_text(
+        f"saves {up_to}{num(saving * 100)} % per token on Trainium: {n} x {itype} x {num(round(run_h, 2))} h "
+        f"at {quote.rate()}"
+    )
+    return Cost(monthly, per_run, kind, basis, assumptions, brief=brief)
 
 
 RULE = Rule("FIN502", facts=(training_framework,), cost_model="trainium", price=price_trainium)
