@@ -155,7 +155,8 @@ def color_option(fn: Any) -> Any:
     return click.option(
         "--color/--no-color",
         default=None,
-        help="Colour the text output (default: on a terminal, unless NO_COLOR is set; FORCE_COLOR forces it).",
+        help="Colour the text output (default: on a terminal, unless NO_COLOR is set; "
+        "FORCE_COLOR forces it).",
     )(fn)
 
 

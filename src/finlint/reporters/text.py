@@ -155,9 +155,9 @@ def render(result: ScanResult, context: ReportContext) -> str:
         summary += f"; {len(result.undetermined)} check(s) undetermined"
         if not context.show_undetermined:
             summary += " (values not known statically: --show-undetermined)"
-    out.append(summary)
-    if shortened:
+    if shortened:  # before the summary, which stays the last line
         out.append("cost lines are shortened (\u2026): --verbose prints each figure's full basis")
+    out.append(summary)
     comparison = context.comparison  # finlint diff / --baseline
     if comparison is not None:
         out += _comparison_lines(comparison)
