@@ -21,6 +21,7 @@ from finlint import __version__, selector
 from finlint.cli import runner
 from finlint.cli.options import (
     Budget,
+    color_option,
     config_option,
     context_option,
     cost_options,
@@ -28,6 +29,7 @@ from finlint.cli.options import (
     input_options,
     output_options,
     selection_options,
+    verbose_option,
 )
 from finlint.cli.runner import (
     EXIT_FINDINGS,
@@ -125,7 +127,8 @@ def main() -> None:
 @selection_options
 @input_options
 @click.option("--exit-zero", is_flag=True, help="Always exit 0 on findings (for rollout).")
-@click.option("--color/--no-color", default=None, help="Colour the text output (default: on a terminal).")
+@color_option
+@verbose_option
 @click.option(
     "--include-tests",
     is_flag=True,
@@ -177,6 +180,8 @@ def scan(**params: Any) -> None:
 @click.option("--max-monthly-usd", type=Budget(), help="Exit 1 when the new findings' total exceeds N/month.")
 @config_option
 @click.option("--exit-zero", is_flag=True, help="Always exit 0 on findings.")
+@color_option
+@verbose_option
 @context_option
 def diff_cmd(**params: Any) -> None:
     """Findings PATHS (default: .) gain or lose against BASE_REF, and the monthly cost change.
@@ -249,6 +254,7 @@ def rule(rule_id: str, policy_dir: tuple[Path, ...]) -> None:
 @click.option("--exclude", multiple=True, help="Glob of paths to skip (repeatable).")
 @input_options
 @cost_options
+@color_option
 def cost_cmd(**params: Any) -> None:
     """Price the AI-training resources in PATHS (default: .): jobs, notebooks, pools, file systems.
 
@@ -274,8 +280,10 @@ def _cost(
     usage_file: Path | None,
     region: str | None,
     pricing: Path | None,
+    color: bool | None,
 ) -> None:
-    """The body of ``cost``."""
+    """The body of ``cost``. ``color`` is accepted as on every command (scripts pass it
+    uniformly); the cost table itself has no colour."""
     from finlint.cost.breakdown import build_breakdown, render_json, render_text
     from finlint.scan import ScanOptions, lint
 

@@ -147,3 +147,23 @@ def context_option(fn: Any) -> Any:
         is_flag=True,
         help="Given files: read only them, not the repository files they link to.",
     )(fn)
+
+
+def color_option(fn: Any) -> Any:
+    """--color/--no-color on every command that prints: unset, NO_COLOR and FORCE_COLOR decide
+    (:func:`finlint.cli.runner.use_color`)."""
+    return click.option(
+        "--color/--no-color",
+        default=None,
+        help="Colour the text output (default: on a terminal, unless NO_COLOR is set; "
+        "FORCE_COLOR forces it).",
+    )(fn)
+
+
+def verbose_option(fn: Any) -> Any:
+    return click.option(
+        "--verbose",
+        "-v",
+        is_flag=True,
+        help="Text: each cost's full basis (the arithmetic), not its one-phrase summary.",
+    )(fn)

@@ -243,6 +243,22 @@ def helm_options(loader_options: dict[str, Any], config: Any) -> None:
     loader_options["consumed_files"] = [*loader_options.get("consumed_files", ()), *consumed]
 
 
+def use_color(flag: bool | None, targets: list[tuple[str, Path | None]]) -> bool:
+    """Colour on stdout: ``--color``/``--no-color`` decide; else a non-empty ``NO_COLOR`` turns it
+    off (no-color.org), a ``FORCE_COLOR`` other than empty or ``0`` turns it on (a CI log that
+    renders ANSI), and otherwise a terminal gets it. Report files never have colour."""
+    if flag is not None:
+        return flag
+    if not any(path is None for _, path in targets):
+        return False
+    if os.environ.get("NO_COLOR"):
+        return False
+    force = os.environ.get("FORCE_COLOR")
+    if force is not None and force not in ("", "0"):
+        return True
+    return sys.stdout.isatty()
+
+
 def scan(
     *,
     paths: tuple[Path, ...],
@@ -262,6 +278,7 @@ def scan(
     helm_values: tuple[Path, ...],
     exit_zero: bool,
     color: bool | None,
+    verbose: bool,
     include_tests: bool,
     show_undetermined: bool,
     usage_file: Path | None,
@@ -313,11 +330,10 @@ def scan(
             comparison = baselines.compare(result.findings, baselines.load(known), f"baseline {known}")
         except baselines.BaselineError as exc:
             fail(str(exc))
-    to_stdout = any(path is None for _, path in targets)
-    use_color = (to_stdout and sys.stdout.isatty()) if color is None else color
     context = ReportContext(
         fail_on=run.fail_on,
-        color=use_color,
+        color=use_color(color, targets),
+        verbose=verbose,
         max_monthly_usd=run.max_monthly_usd,
         engine=run.options.engine,
         show_undetermined=show_undetermined,
@@ -356,6 +372,8 @@ def diff(
     max_monthly_usd: float | None,
     config_file: Path | None,
     exit_zero: bool,
+    color: bool | None,
+    verbose: bool,
     no_context: bool,
     raw_args: list[str] | None,
 ) -> int:
@@ -392,10 +410,10 @@ def diff(
         )
     except diffs.DiffError as exc:
         fail(str(exc))
-    use_color = any(path is None for _, path in targets) and sys.stdout.isatty()
     context = ReportContext(
         fail_on=run.fail_on,
-        color=use_color,
+        color=use_color(color, targets),
+        verbose=verbose,
         max_monthly_usd=run.max_monthly_usd,
         engine=run.options.engine,
         comparison=comparison,

@@ -41,6 +41,7 @@ class ReportContext:
     show_undetermined: bool = False  # list each undetermined check, not only their count
     comparison: Comparison | None = None  # --baseline / finlint diff: new, fixed, cost change
     cost_settings: CostSettings | None = None  # region and price overlay (HTML report)
+    verbose: bool = False  # text: each cost's full basis and suppressed/baseline costs, not one phrase
 
 
 class Reporter(Protocol):

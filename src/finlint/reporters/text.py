@@ -1,7 +1,9 @@
 """Human output: one line per finding, grouped by file, then a summary.
 
 ``path:line: FIN301 [high] message`` is the grep- and editor-friendly shape (ruff, flake8);
-a cost, when known, follows on the next line with its basis.
+a cost, when known, follows on one short line: figure, kind and the one-phrase basis
+(``Cost.brief``), as ``checkov --compact`` keeps a pre-commit failure to a screen. ``--verbose``
+prints the full basis instead; JSON, HTML and Markdown always carry it.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from finlint.budget import budget_status
 from finlint.escape import clean
-from finlint.finding import SEVERITIES, Finding, severity_rank
+from finlint.finding import SEVERITIES, Cost, Finding, severity_rank
 
 if TYPE_CHECKING:
     from finlint.reporters import ReportContext
@@ -43,6 +45,44 @@ def _line(f: Finding, color: bool) -> str:
     return f"{clean(f.file)}:{f.line}: {clean(f.rule_id)} {sev} {clean(f.message)}{state}"
 
 
+#: the most characters of a basis the compact cost line shows when a price sets no ``brief``
+BRIEF_MAX = 80
+_ELLIPSIS = "\u2026"
+
+
+def short_basis(cost: Cost) -> tuple[str, bool]:
+    """The compact line's phrase and whether it was shortened: ``brief`` when the price set
+    one, else the first sentence of the reason (not priced) or basis, cut at a word."""
+    if cost.brief:
+        return shorten(cost.brief, 2 * BRIEF_MAX)  # written to be short; bounded all the same
+    text = cost.reason if cost.monthly_usd is None and cost.reason else cost.basis
+    return shorten(text, BRIEF_MAX)
+
+
+def shorten(text: str, limit: int) -> tuple[str, bool]:
+    """``text``'s first sentence, at most ``limit`` characters cut at a word, "…" when cut."""
+    text = " ".join(text.split())
+    first = text.split(". ", 1)[0].rstrip(".")
+    cut = first != text
+    if len(first) > limit:
+        head = first[: limit + 1]
+        space = head.rfind(" ")
+        first = (head[:space] if space > limit // 2 else first[:limit]).rstrip(" ,;:(-=+")
+        cut = True
+    return (first + _ELLIPSIS if cut else first), cut
+
+
+def _cost_line(cost: Cost, verbose: bool) -> tuple[str, bool]:
+    """The line under a finding: the figure, its kind and the basis (short unless --verbose)."""
+    if verbose:
+        text, cut = (cost.reason or cost.basis) if cost.monthly_usd is None else cost.basis, False
+    else:
+        text, cut = short_basis(cost)
+    if cost.monthly_usd is None:
+        return f"    cost: not priced: {text}", cut
+    return f"    cost: {usd(cost.monthly_usd)}/month ({cost.kind}): {text}", cut
+
+
 def _signed(amount: float) -> str:
     return ("+" if amount >= 0 else "-") + usd(abs(amount))
 
@@ -65,6 +105,7 @@ def _comparison_lines(comp: Any) -> list[str]:
 def render(result: ScanResult, context: ReportContext) -> str:
     out: list[str] = []
     colored: set[int] = set()  # indices of lines already escaped
+    shortened = False  # a basis cut for the compact line: the summary points at --verbose
     by_file: dict[str, list[Finding]] = {}
     for f in result.findings:
         by_file.setdefault(f.file, []).append(f)
@@ -76,11 +117,12 @@ def render(result: ScanResult, context: ReportContext) -> str:
         for f in items:
             colored.add(len(out))
             out.append(_line(f, context.color))
-            if f.cost is not None:
-                if f.cost.monthly_usd is not None:
-                    out.append(f"    cost: {usd(f.cost.monthly_usd)}/month ({f.cost.kind}): {f.cost.basis}")
-                else:
-                    out.append(f"    cost: not priced: {f.cost.reason or f.cost.basis}")
+            # a suppressed or baseline finding is one line: its cost is not what needs reading
+            quiet = f.suppressed is not None or f.baseline
+            if f.cost is not None and (context.verbose or not quiet):
+                line, cut = _cost_line(f.cost, context.verbose)
+                out.append(line)
+                shortened = shortened or cut
         out.append("")
     for n in result.notices:
         out.append(f"{n.file}:{n.line}: notice: {n.message}")
@@ -113,6 +155,8 @@ def render(result: ScanResult, context: ReportContext) -> str:
         summary += f"; {len(result.undetermined)} check(s) undetermined"
         if not context.show_undetermined:
             summary += " (values not known statically: --show-undetermined)"
+    if shortened:  # before the summary, which stays the last line
+        out.append("cost lines are shortened (\u2026): --verbose prints each figure's full basis")
     out.append(summary)
     comparison = context.comparison  # finlint diff / --baseline
     if comparison is not None:

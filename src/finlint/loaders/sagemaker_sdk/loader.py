@@ -150,6 +150,7 @@ def _parse_notebook(text: str, display: str, result: LoadResult) -> tuple[ast.Mo
     file_lines: list[int] = [1]  # index = module line (1-based); [0] unused
     source_lines: list[str] = []  # the module's text, for `# finlint: ignore[...]` comments
     padded = 0  # newlines written in front of cells so far
+    skipped: list[tuple[int, int, str]] = []  # (cell number, file line, why): one notice at the end
     for index, cell in enumerate(cells):
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
             continue
@@ -177,13 +178,13 @@ def _parse_notebook(text: str, display: str, result: LoadResult) -> tuple[ast.Mo
         except (SyntaxError, ValueError) as exc:
             line = (getattr(exc, "lineno", None) or shift + 1) - shift
             at = lines_at[min(max(line, 1), len(lines_at)) - 1]
-            msg = getattr(exc, "msg", str(exc))
-            note = f"notebook cell {index + 1} skipped: not valid Python ({msg})"
-            result.notices.append(Notice(display, at, note))
+            skipped.append((index + 1, at, getattr(exc, "msg", str(exc))))
             continue
         module.body.extend(tree.body)
         file_lines.extend(lines_at)
         source_lines.extend(source.split("\n")[: len(lines_at)])
+    if skipped:
+        result.notices.append(skipped_cells_notice(display, skipped))
     last = len(file_lines) - 1
 
     def line_map(line: int) -> int:
@@ -191,6 +192,17 @@ def _parse_notebook(text: str, display: str, result: LoadResult) -> tuple[ast.Mo
 
     module.finlint_source_lines = source_lines  # type: ignore[attr-defined]
     return module, line_map
+
+
+def skipped_cells_notice(display: str, skipped: list[tuple[int, int, str]]) -> Notice:
+    """One notice per notebook for its cells that are not Python (``pip install`` lines, R or
+    shell code), at the first: a notebook of many such cells is one line, not one each."""
+    number, line, why = skipped[0]
+    if len(skipped) == 1:
+        return Notice(display, line, f"notebook cell {number} skipped: not valid Python ({why})")
+    numbers = ", ".join(str(n) for n, _, _ in skipped[:8]) + (", ..." if len(skipped) > 8 else "")
+    note = f"{len(skipped)} notebook cells skipped: not valid Python (cells {numbers}; first: {why})"
+    return Notice(display, line, note)
 
 
 #: newlines a notebook may put in front of its cells (then ``ast.increment_lineno``), besides 4 per byte
