@@ -379,6 +379,9 @@ class ComputePool(Record):
     #: is the cluster's default partition (its first queue): the Slurm loader links jobs by it
     partition: str | None = None
     default_partition: bool = False
+    #: a ParallelCluster compute resource: the cluster's ``SharedStorage`` mounts (``MountDir``;
+    #: ``is_efs`` from ``StorageType``), which the Slurm loader gives the jobs of that cluster
+    shared_mounts: tuple[Mount, ...] = ()
     #: Karpenter: the nodeClassRef is a HyperpodNodeClass (nodes carry ``ml.*`` type labels)
     hyperpod_node_class: bool = False
 

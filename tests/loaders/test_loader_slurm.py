@@ -180,3 +180,24 @@ def test_directives_written_by_a_heredoc_are_not_a_job() -> None:
 def test_env_prefixed_srun_is_a_command() -> None:
     job = only_job("#SBATCH -N 1\nCUDA_VISIBLE_DEVICES=0,1 srun --time=5 python x.py\n")
     assert job.max_runtime_s == 300
+
+
+def test_checkpoint_under_a_parallelcluster_efs_mount(tmp_path: Path) -> None:
+    """A script's --checkpoint-dir under the cluster's SharedStorage Efs MountDir is FIN401 at
+    the command's line; a path under the Lustre mount, or no cluster in the scan, is not."""
+    (tmp_path / "cluster.yaml").write_text(
+        "Region: us-east-1\nHeadNode:\n  InstanceType: c5.xlarge\nScheduling:\n  Scheduler: slurm\n"
+        "  SlurmQueues:\n    - Name: gpu\n      ComputeResources:\n        - Name: p4d\n"
+        "          InstanceType: p4d.24xlarge\n          MaxCount: 4\n"
+        "SharedStorage:\n  - MountDir: /efs\n    Name: home\n    StorageType: Efs\n"
+        "    EfsSettings:\n      FileSystemId: fs-0123\n"
+        "  - MountDir: /fsx\n    Name: scratch\n    StorageType: FsxLustre\n"
+    )
+    body = "#!/bin/bash\n#SBATCH --nodes=2\n#SBATCH --time=1:00:00\nexport CKPT_DIR={}\nsrun python t.py\n"
+    (tmp_path / "efs.sbatch").write_text(body.format("/efs/run/ckpt"))
+    (tmp_path / "fsx.sbatch").write_text(body.format("/fsx/run/ckpt"))
+    result = lint(ScanOptions(paths=[tmp_path], display_root=tmp_path))
+    hits = [(f.file, f.line) for f in result.findings if f.rule_id == "FIN401"]
+    assert hits == [("efs.sbatch", 4)]
+    job = next(r for r in result.records if r.address == "sbatch:efs.sbatch")
+    assert "cluster.yaml" in job.inputs

@@ -85,8 +85,10 @@ def load(doc: Any, ctx: DocContext) -> ir.LoadResult:
         if isinstance(settings, dict)
         else None
     )
+    mounts = _shared_mounts(doc, ctx)
     for position, queue in _items(scheduling, "SlurmQueues"):
-        result.records.extend(_queue_pools(queue, position == 0, idle, ctx))
+        pools = _queue_pools(queue, position == 0, idle, ctx)
+        result.records.extend(p.with_changes(shared_mounts=mounts) if mounts else p for p in pools)
     result.records.extend(_storage(doc, ctx))
     return result
 
@@ -173,6 +175,28 @@ def _queue_pools(queue: Any, first: bool, idle: Any, ctx: DocContext) -> list[ir
             )
         )
     return out
+
+
+def _shared_mounts(doc: Any, ctx: DocContext) -> tuple[ir.Mount, ...]:
+    """Every ``SharedStorage`` entry's mount (created or existing file system), EFS or not by
+    its ``StorageType``: the place a job of this cluster writes to when it names the path."""
+    out: list[ir.Mount] = []
+    for _, entry in _items(doc, "SharedStorage"):
+        mount = _value(entry.get("MountDir"), str, "MountDir")
+        kind = entry.get("StorageType")
+        if not isinstance(mount, str) or not isinstance(kind, str):
+            continue
+        name = entry.get("Name")
+        out.append(
+            ir.Mount(
+                volume=name if isinstance(name, str) else mount,
+                mount_path=mount,
+                line=_line(entry, "MountDir", ctx, getattr(entry, "line", 1)),
+                is_efs=kind.lower() == "efs",
+                via=(ctx.file,),
+            )
+        )
+    return tuple(out)
 
 
 def _storage(doc: Any, ctx: DocContext) -> list[ir.Record]:

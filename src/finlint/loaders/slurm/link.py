@@ -1,5 +1,6 @@
 """The Slurm loader's whole-scan pass: submissions applied to the scripts they submit, and a job's
-partition linked to the ParallelCluster queue of that name (its instance types).
+partition linked to the ParallelCluster queue of that name (its instance types), and the
+cluster's ``SharedStorage`` mounts given to the job (FIN401 reads a checkpoint path under an EFS one).
 
 sbatch's command-line options override the script's ``#SBATCH`` lines, so a submission's literal
 ``--time``/``--nodes`` become the script job's values (several submissions of one script with
@@ -144,3 +145,33 @@ def _with_queue(job: TrainingJob, pools: list[ComputePool], config: str) -> Trai
     )
     inputs = tuple(sorted(set(job.inputs) | {config}))
     return job.with_changes(instance_type=value, attr_lines=lines, extra=extra, inputs=inputs)
+
+
+def link_shared_storage(records: list[ir.Record]) -> list[ir.Record]:
+    """A Slurm script's job gets the ``SharedStorage`` mounts of the nearest ParallelCluster
+    configuration (the same one its partition links to), so a checkpoint path is checked
+    against them."""
+    pools = [r for r in records if isinstance(r, ComputePool) and r.shared_mounts]
+    if not pools:
+        return records
+    by_config: dict[str, list[ComputePool]] = {}
+    for pool in pools:
+        by_config.setdefault(pool.location.file, []).append(pool)
+    out: list[ir.Record] = []
+    for record in records:
+        if (
+            isinstance(record, TrainingJob)
+            and record.launcher == LAUNCHER
+            and SUBMITS not in record.extra
+            and not record.file_system_mounts
+        ):
+            config = nearest_config(
+                record.location.file, list(by_config), record.extra.get("partition"), by_config
+            )
+            if config is not None:
+                record = record.with_changes(
+                    file_system_mounts=by_config[config][0].shared_mounts,
+                    inputs=tuple(sorted(set(record.inputs) | {config})),
+                )
+        out.append(record)
+    return out

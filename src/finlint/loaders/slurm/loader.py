@@ -130,6 +130,12 @@ def _script_job(display: str, script: Script) -> TrainingJob:
         fields["default_note"] = (
             f"#SBATCH {body} at line {n} is below the first command, so sbatch ignores it; {NO_LIMIT}"
         )
+    if script.checkpoints:
+        lines["checkpoint_local_path"], fields["checkpoint_local_path"] = script.checkpoints[0]
+    if script.mounts:
+        fields["file_system_mounts"] = tuple(
+            ir.Mount(volume=path, mount_path=path, line=n, is_efs=efs) for n, path, efs in script.mounts
+        )
     line = script.first_directive or 1
     return _base(
         f"sbatch:{posixpath.basename(display)}", display, line, script.end_line, fields, lines, extra
@@ -182,6 +188,6 @@ def _submission(display: str, command: Command, index: int) -> TrainingJob:
 
 
 def finalize(records: list[ir.Record]) -> list[ir.Record]:
-    from finlint.loaders.slurm.link import apply_submissions, link_partitions
+    from finlint.loaders.slurm.link import apply_submissions, link_partitions, link_shared_storage
 
-    return link_partitions(apply_submissions(records))
+    return link_shared_storage(link_partitions(apply_submissions(records)))
