@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from finlint.loaders.kubernetes.workloads import expand
+from finlint.loaders.common.shellwords import expand
 from finlint.scan import ScanOptions, lint
 
 JOB = """\

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from tests.security.test_budgets import deadline
 
 from finlint.loaders.common import template_text
-from finlint.loaders.kubernetes.workloads import checkpoint_flag_paths
+from finlint.loaders.common.shellwords import checkpoint_flag_paths
 from finlint.scan import ScanOptions, lint
 
 OLD_TAG = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\{#.*?#\}|%\{.*?\}|\$\{[^{}]*\}", re.DOTALL)

@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import Any
 
 from finlint.ir import CheckpointPath, ConfigMap, EnvFrom, Record, Volume
-from finlint.loaders.kubernetes.workloads import _CHECKPOINT_WORD, _VAR, checkpoint_flag_paths, expand
+from finlint.loaders.common.shellwords import CHECKPOINT_WORD, VAR, checkpoint_flag_paths, expand
 
 
 def _closeness(a: str, b: str) -> int:
@@ -36,7 +36,7 @@ def _paths(entry: EnvFrom, env: dict[str, str], origin: str) -> list[CheckpointP
     """Checkpoint paths in one container once ``env`` (ConfigMap data) is known."""
     found: list[CheckpointPath] = []
     for key, value in env.items():  # a key injected as is: CHECKPOINT_DIR=/efs/ckpt
-        if key not in entry.env and _CHECKPOINT_WORD.search(key) and value.startswith("/"):
+        if key not in entry.env and CHECKPOINT_WORD.search(key) and value.startswith("/"):
             found.append(CheckpointPath(value, entry.line, f"envFrom {origin}: {key}={value}"))
     for item in entry.pending:
         text = expand(item.text, env)
@@ -48,9 +48,9 @@ def _paths(entry: EnvFrom, env: dict[str, str], origin: str) -> list[CheckpointP
                 found.append(CheckpointPath(text, item.line, chain))
             continue
         paths = checkpoint_flag_paths(text)
-        for var in _VAR.finditer(item.raw):  # --output_dir=$(CKPT_ROOT)/run1
+        for var in VAR.finditer(item.raw):  # --output_dir=$(CKPT_ROOT)/run1
             name = next(g for g in var.groups() if g)
-            if _CHECKPOINT_WORD.search(name) and name in env:
+            if CHECKPOINT_WORD.search(name) and name in env:
                 token = text.split("=", 1)[-1].strip("'\";")
                 if token.startswith("/"):
                     paths.append(token)
@@ -74,7 +74,7 @@ def _script_paths(entry: EnvFrom, data: dict[str, str], origin: str) -> list[Che
             if m is not None:
                 name, value = m.group(1), expand(m.group(2).strip("'\""), assigned)
                 assigned[name] = value
-                if _CHECKPOINT_WORD.search(name) and value.startswith("/"):
+                if CHECKPOINT_WORD.search(name) and value.startswith("/"):
                     found.append(CheckpointPath(value, entry.line, f"{where}: {name}={value}"))
                 continue
             for path in checkpoint_flag_paths(expand(line, assigned)):

@@ -13,6 +13,7 @@ import re
 from typing import Any, Iterator, NamedTuple
 
 from finlint.ir import CheckpointPath, EnvFrom, Maybe, Mount, PendingEnv, Record, Volume
+from finlint.loaders.common.shellwords import CHECKPOINT_WORD, VAR, checkpoint_flag_paths, expand
 from finlint.loaders.common.yamlload import LineDict
 from finlint.loaders.kubernetes.object import (
     FORMAT,
@@ -26,41 +27,6 @@ from finlint.loaders.kubernetes.object import (
     text,
 )
 from finlint.loaders.kubernetes.storage import FILE_SYSTEM_DRIVERS, claim_volume, efs_id_from_dns, is_efs
-
-_CHECKPOINT_WORD = re.compile(r"checkpoint|ckpt", re.IGNORECASE)
-_NAME_RUN = re.compile(r"[\w.-]+")
-_FLAG_PATH = re.compile(r"/[^\s'\";,]*")
-_SPACES = re.compile(r"\s*")
-
-
-def checkpoint_flag_paths(word: str) -> list[str]:
-    """The paths ``word`` gives a ``--*checkpoint*``/``--*ckpt*`` flag (``--ckpt-dir=/x``,
-    ``--checkpoint_path /x``), in one linear pass: the regex this replaces,
-    ``--?[\\w.-]*(?:checkpoint|ckpt)[\\w.-]*(?:=|\\s+)(/...)``, backtracked from every dash
-    (150 KB of dashes in one argument: minutes)."""
-    if not _CHECKPOINT_WORD.search(word):
-        return []
-    paths: list[str] = []
-    done = 0
-    for run in _NAME_RUN.finditer(word):  # a flag name is a run of [\w.-] with a dash
-        if run.start() < done:
-            continue
-        dash = run.group().find("-")
-        if dash < 0 or not _CHECKPOINT_WORD.search(run.group(), dash + 1):
-            continue
-        after = run.end()
-        if after < len(word) and word[after] == "=":
-            start = after + 1
-        else:
-            spaces = _SPACES.match(word, after)
-            start = spaces.end() if spaces else after
-            if start == after:
-                continue
-        path = _FLAG_PATH.match(word, start)
-        if path:
-            paths.append(path.group())
-            done = path.end()
-    return paths
 
 
 def _pod_specs(node: Any, path: str, depth: int = 0) -> Iterator[tuple[str, Node]]:
@@ -160,7 +126,7 @@ def env_from(d: Doc, container: Node) -> EnvFrom | None:
     pending: list[PendingEnv] = []
     for _index, entry, _line in items(container, "env"):
         name, value = child(entry, "name"), child(entry, "value")
-        if isinstance(name, str) and _CHECKPOINT_WORD.search(name) and isinstance(value, str):
+        if isinstance(name, str) and CHECKPOINT_WORD.search(name) and isinstance(value, str):
             expanded = env.get(name, value)
             if "$" in expanded:
                 pending.append(PendingEnv(expanded, value, f"env {name}", d.line_at(entry, "value")))
@@ -210,7 +176,7 @@ def _checkpoint_paths(d: Doc, container: Node) -> list[CheckpointPath]:
     env = env_values(container)
     for _index, entry, _line in items(container, "env"):
         name, value = child(entry, "name"), child(entry, "value")
-        if not (isinstance(name, str) and _CHECKPOINT_WORD.search(name) and isinstance(value, str)):
+        if not (isinstance(name, str) and CHECKPOINT_WORD.search(name) and isinstance(value, str)):
             continue
         path = env.get(name, value)  # expanded with the entries defined before it only
         if path.startswith("/"):  # the value line: the line a person edits
@@ -222,9 +188,9 @@ def _checkpoint_paths(d: Doc, container: Node) -> list[CheckpointPath]:
         for position, (word, line) in enumerate(words):
             for flag_path in checkpoint_flag_paths(word):
                 found.append(CheckpointPath(flag_path, d.line(line), _via(key, raw[position][0], word)))
-            for var in _VAR.finditer(raw[position][0]):  # --output_dir=$(CKPT_ROOT)/run1
+            for var in VAR.finditer(raw[position][0]):  # --output_dir=$(CKPT_ROOT)/run1
                 name = next(g for g in var.groups() if g)
-                if _CHECKPOINT_WORD.search(name) and name in env:
+                if CHECKPOINT_WORD.search(name) and name in env:
                     token = _token_with(raw[position][0], var.start())
                     path = expand(token, env).split("=", 1)[-1]
                     if path.startswith("/") and not any(f.path == path for f in found):
@@ -240,7 +206,6 @@ def _checkpoint_paths(d: Doc, container: Node) -> list[CheckpointPath]:
 
 
 #: ``$(VAR)`` (Kubernetes), ``${VAR}`` and ``$VAR`` (shell) references to environment variables.
-_VAR = re.compile(r"\$\(([A-Za-z_]\w*)\)|\$\{([A-Za-z_]\w*)\}|\$([A-Za-z_]\w*)")
 
 
 def env_values(container: Node) -> dict[str, str]:
@@ -252,14 +217,6 @@ def env_values(container: Node) -> dict[str, str]:
         if isinstance(name, str) and isinstance(value, (str, int, float)) and not isinstance(value, bool):
             out[name] = expand(str(value), out)
     return out
-
-
-def expand(text: str, env: dict[str, str], depth: int = 0) -> str:
-    """``text`` with every variable ``env`` defines replaced (others left as written)."""
-    if depth > 5 or "$" not in text:
-        return text
-    result = _VAR.sub(lambda m: env.get(next(g for g in m.groups() if g), m.group(0)), text)
-    return result if result == text else expand(result, env, depth + 1)
 
 
 def _token_with(text: str, position: int) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from finlint.loaders.kubernetes.workloads import checkpoint_flag_paths
+from finlint.loaders.common.shellwords import checkpoint_flag_paths
 from finlint.loaders.slurm.options import Options, parse, words
 
 DIRECTIVE = "#SBATCH"
@@ -22,7 +22,7 @@ _COMMAND = re.compile(
 _CHECKPOINT_ENV = re.compile(
     r"^\s*(?:export\s+)?[A-Za-z0-9_]*(?:CHECKPOINT|CKPT)[A-Za-z0-9_]*=[\"']?(/[^\s'\";]*)", re.IGNORECASE
 )
-_CHECKPOINT_WORD = re.compile(r"checkpoint|ckpt", re.IGNORECASE)
+CHECKPOINT_WORD = re.compile(r"checkpoint|ckpt", re.IGNORECASE)
 #: one command spans at most this many continuation lines
 MAX_CONTINUATIONS = 200
 #: at most this many sbatch/srun command lines of one file are read
@@ -99,7 +99,7 @@ def _checkpoints(lines: list[str]) -> list[tuple[int, str]]:
     out: list[tuple[int, str]] = []
     for number, raw in enumerate(lines, 1):
         stripped = raw.strip()
-        if stripped.startswith("#") or not _CHECKPOINT_WORD.search(stripped):
+        if stripped.startswith("#") or not CHECKPOINT_WORD.search(stripped):
             continue
         env = _CHECKPOINT_ENV.match(raw)
         found = [env.group(1)] if env else checkpoint_flag_paths(stripped)
