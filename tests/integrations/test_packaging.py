@@ -28,7 +28,7 @@ def test_wheel_contains_policies_and_data(tmp_path: Path) -> None:
         timeout=300,
     )
     assert proc.returncode == 0, proc.stderr
-    (wheel,) = tmp_path.glob("finlint-*.whl")
+    (wheel,) = tmp_path.glob("finlint_aws-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
     policies = {p.name for p in (REPO / "policies").glob("*.yaml")}
     assert policies and {f"finlint/policies/{p}" for p in policies} <= names
