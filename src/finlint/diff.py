@@ -73,7 +73,15 @@ def resolve_ref(root: Path, ref: str) -> str:
     try:
         return git(["rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"], root)
     except DiffError as exc:
-        raise DiffError(f"unknown git ref {ref!r} (fetch it first, e.g. `git fetch origin {ref}`)") from exc
+        raise DiffError(f"unknown git ref {ref!r} (fetch it first: {fetch_hint(ref)})") from exc
+
+
+def fetch_hint(ref: str) -> str:
+    """The fetch that makes `ref` exist: `origin/main` is branch `main` of remote `origin`."""
+    remote, sep, branch = ref.partition("/")
+    if sep and remote == "origin" and branch:
+        return f"`git fetch origin {branch}`"
+    return f"`git fetch origin {ref}`"
 
 
 @contextmanager

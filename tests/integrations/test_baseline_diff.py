@@ -243,3 +243,12 @@ def test_diff_takes_terraform_vars_for_both_trees(repo: Path) -> None:
     assert code == 1 and active(doc) == [("FIN301", "aws_sagemaker_notebook_instance.nb")]
     code, doc, _ = invoke("diff", "main", "tf", "--var", "itype=ml.p5.48xlarge", "--format", "json")
     assert code == 1 and doc["comparison"]["new"] == 1
+
+
+def test_unknown_ref_hint_fetches_the_branch_not_the_remote_name() -> None:
+    """`origin/main` is branch main of origin: `git fetch origin origin/main` would fail."""
+    from finlint.diff import fetch_hint
+
+    assert fetch_hint("origin/main") == "`git fetch origin main`"
+    assert fetch_hint("origin/release/1.x") == "`git fetch origin release/1.x`"
+    assert fetch_hint("a1b2c3d") == "`git fetch origin a1b2c3d`"

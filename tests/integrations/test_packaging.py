@@ -19,7 +19,7 @@ def test_wheel_contains_policies_and_data(tmp_path: Path) -> None:
             "wheel",
             str(REPO),
             "--no-deps",
-            "-q",
+            "-v",  # the build backend's own warnings are printed only with -v
             "-w",
             str(tmp_path),
         ],
@@ -28,7 +28,9 @@ def test_wheel_contains_policies_and_data(tmp_path: Path) -> None:
         timeout=300,
     )
     assert proc.returncode == 0, proc.stderr
-    (wheel,) = tmp_path.glob("finlint-*.whl")
+    # a TOML-table `project.license` warns (and stops building after 2027-02-18)
+    assert "SetuptoolsDeprecationWarning" not in proc.stdout + proc.stderr
+    (wheel,) = tmp_path.glob("finlint_aws-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
     policies = {p.name for p in (REPO / "policies").glob("*.yaml")}
     assert policies and {f"finlint/policies/{p}" for p in policies} <= names
@@ -40,3 +42,7 @@ def test_wheel_contains_policies_and_data(tmp_path: Path) -> None:
     assert shipped <= modules, f"stale modules in the wheel (a leftover build/?): {sorted(shipped - modules)}"
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     assert "finlint = finlint.cli:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
+    metadata = next(n for n in names if n.endswith(".dist-info/METADATA"))
+    text = zipfile.ZipFile(wheel).read(metadata).decode()
+    assert "\nName: finlint-aws\n" in text and "\nLicense-Expression: Apache-2.0\n" in text
+    assert any(n.endswith("licenses/LICENSE") for n in names)
