@@ -72,6 +72,7 @@ def test_whole_line_suggestion_and_fence(tmp_path: Path) -> None:
 def test_added_lines() -> None:
     assert added_lines(PATCH) == {1, 2, 3, 4}
     assert added_lines("@@ -10,2 +20,2 @@\n a\n-b\n+c\n") == {20, 21}
+    assert added_lines("@@ -10,2 +20,2 @@\n a\n-b\n+c\n", context=False) == {21}
 
 
 class Stand:

@@ -121,7 +121,7 @@ def gitlab_versions(api: Api, project: str, iid: int) -> dict[str, str]:
 def gitlab_diff(api: Api, project: str, iid: int) -> dict[str, set[int]]:
     """file -> the new-side lines the merge request's diff shows."""
     files = _pages(api, f"/projects/{_q(project)}/merge_requests/{iid}/diffs")
-    return {str(f.get("new_path")): added_lines(str(f.get("diff") or "")) for f in files}
+    return {str(f.get("new_path")): added_lines(str(f.get("diff") or ""), context=False) for f in files}
 
 
 def gitlab_payloads(suggestions: list[Suggestion], shas: dict[str, str]) -> list[dict[str, Any]]:

@@ -65,9 +65,9 @@ def load_report(path: Path) -> list[Fixable]:
     return out
 
 
-def added_lines(patch: str) -> set[int]:
-    """New-side line numbers a unified-diff patch shows (added and context lines): the lines a
-    review comment may sit on."""
+def added_lines(patch: str, context: bool = True) -> set[int]:
+    """New-side line numbers a unified-diff patch shows: the lines a review comment may sit on.
+    ``context=False``: added lines only (a GitLab position with only ``new_line`` must be one)."""
     lines: set[int] = set()
     new = 0
     for row in patch.splitlines():
@@ -77,7 +77,8 @@ def added_lines(patch: str) -> set[int]:
             continue
         if new == 0 or row.startswith("-") or row.startswith("\\"):
             continue
-        lines.add(new)
+        if context or row.startswith("+"):
+            lines.add(new)
         new += 1
     return lines
 
