@@ -22,6 +22,16 @@ TIMEOUT_S = 20
 MAX_RESPONSE_BYTES = 16 * 1024 * 1024
 
 
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """A redirect is an error: urllib would resend the token to wherever it points."""
+
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+_OPENER = urllib.request.build_opener(_NoRedirect)
+
+
 class HostError(Exception):
     """An HTTP failure, as one printable line."""
 
@@ -44,7 +54,7 @@ class Api:
             headers["Content-Type"] = "application/json"
         req = urllib.request.Request(url, data=data, method=method, headers=headers)
         try:
-            with urllib.request.urlopen(req, timeout=TIMEOUT_S) as resp:  # noqa: S310 - http(s) checked above
+            with _OPENER.open(req, timeout=TIMEOUT_S) as resp:
                 raw = resp.read(MAX_RESPONSE_BYTES)
         except urllib.error.HTTPError as exc:
             raise HostError(f"{method} {clean(path)}: HTTP {exc.code} {clean(exc.reason)}") from None
