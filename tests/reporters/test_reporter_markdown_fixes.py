@@ -79,10 +79,13 @@ def test_stale_or_unreadable_file_shows_only_the_new_text(
     write(tmp_path, "kind: X\n", monkeypatch)
     out = section([finding(Fix("d", True, (TextEdit(FILE, 9, 0, 9, 1, "size: 2"),)))])
     assert "```diff" not in "\n".join(out)
-    assert "the text inserted at lines 9–9:" in out[5] and out[7:10] == ["  ```", "  size: 2", "  ```"]
+    assert "changed since the scan; the new text for lines 9–9:" in out[5]
+    assert out[7:10] == ["  ```", "  size: 2", "  ```"]
+    backwards = finding(Fix("d", True, (TextEdit(FILE, 1, 5, 1, 2, "x"),)))
+    assert "```diff" not in "\n".join(section([backwards]))
     elsewhere = finding(Fix("d", True, (TextEdit("missing/b.yaml", 1, 0, 1, 0, "x: 1\n"),)))
     out = section([elsewhere])
-    assert "  `missing/b.yaml`" in out and any("could not be read" in line for line in out)
+    assert "  `missing/b.yaml`" in out and any("cannot be read here" in line for line in out)
 
 
 def test_many_fixes_are_capped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -3,7 +3,7 @@
 A :class:`~finlint.finding.TextEdit` names a span, not the text it replaces, so the changed
 lines are read back from the scanned file (bounded, :func:`finlint.untrusted.read_bytes`). When
 the file cannot be read or the edit does not fit it (the file changed since the scan), only the
-new lines are shown, said as such. Everything in a block comes from the untrusted repository:
+new text is shown, said as such. Everything in a block comes from the untrusted repository:
 each line is made printable and the fence is longer than any backtick run in the block.
 """
 
@@ -49,6 +49,7 @@ def _source(file: str) -> list[str] | None:
 def _fits(lines: list[str], edits: list[TextEdit]) -> bool:
     return all(
         1 <= e.start_line <= e.end_line <= len(lines)
+        and (e.start_line, e.start_col) <= (e.end_line, e.end_col)
         and e.start_col <= len(lines[e.start_line - 1])
         and e.end_col <= len(lines[e.end_line - 1])
         for e in edits
@@ -76,7 +77,7 @@ def _block(file: str, edits: list[TextEdit]) -> list[str]:
     if lines is None or not _fits(lines, edits):
         span = f"{edits[0].start_line}–{max(e.end_line for e in edits)}"
         new = "".join(e.new_text for e in edits).split("\n")
-        note = f"The file could not be read here: the text inserted at lines {span}:"
+        note = f"The file cannot be read here or changed since the scan; the new text for lines {span}:"
         return [note, "", *fence([_line(x) for x in new[:MAX_BLOCK_LINES]], "")]
     first, old, new = _apply(lines, edits)
     head = 0  # lines the edits touch but leave as they were: context, not removed and added
