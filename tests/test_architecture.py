@@ -87,6 +87,11 @@ def _unit(module: str) -> str:
         ("finlint.linking", ("finlint.engine", "finlint.rules", "finlint.cost")),
         ("finlint.loaders", ("finlint.engine", "finlint.rules", "finlint.cost", "finlint.post")),
         ("finlint.domain", ("finlint.engine", "finlint.rules", "finlint.cost", "finlint.loaders")),
+        # suggestions read a report, never a scan: no engine, rules, loaders, and no CLI above it
+        (
+            "finlint.review",
+            ("finlint.engine", "finlint.rules", "finlint.cost", "finlint.loaders", "finlint.cli"),
+        ),
     ],
 )
 def test_layers(source: str, forbidden: tuple[str, ...]) -> None:

@@ -163,4 +163,52 @@ class Finding:
             out["suppressed"] = {"justification": self.suppressed}
         if self.baseline:
             out["baseline"] = True
+        if self.fix is not None:
+            out["fix"] = fix_to_json(self.fix)
         return out
+
+
+def fix_to_json(fix: Fix) -> dict[str, Any]:
+    """The report's form of a fix: ``finlint suggest`` reads it back with :func:`fix_from_json`."""
+    return {
+        "description": fix.description,
+        "safe": fix.safe,
+        "edits": [
+            {
+                "file": e.file,
+                "start_line": e.start_line,
+                "start_col": e.start_col,
+                "end_line": e.end_line,
+                "end_col": e.end_col,
+                "new_text": e.new_text,
+            }
+            for e in fix.edits
+        ],
+    }
+
+
+def fix_from_json(value: object) -> Fix | None:
+    """A report's ``fix`` back as a :class:`Fix`; None when absent or malformed (a report file is
+    input: a hand-edited or foreign one must not crash ``finlint suggest``)."""
+    if not isinstance(value, dict):
+        return None
+    description, safe, edits = value.get("description"), value.get("safe"), value.get("edits")
+    if not isinstance(description, str) or not isinstance(safe, bool) or not isinstance(edits, list):
+        return None
+    out: list[TextEdit] = []
+    for e in edits:
+        if (
+            not isinstance(e, dict)
+            or not isinstance(e.get("file"), str)
+            or not isinstance(e.get("new_text"), str)
+        ):
+            return None
+        nums = [e.get(k) for k in ("start_line", "start_col", "end_line", "end_col")]
+        ints = [n for n in nums if isinstance(n, int) and not isinstance(n, bool) and n >= 0]
+        if len(ints) != 4:
+            return None
+        sl, sc, el, ec = ints
+        if sl < 1 or (el, ec) < (sl, sc):
+            return None
+        out.append(TextEdit(e["file"], sl, sc, el, ec, e["new_text"]))
+    return Fix(description, safe, tuple(out))

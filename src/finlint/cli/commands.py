@@ -44,6 +44,7 @@ from finlint.cli.runner import (
     progress_printer,
     with_progress,
 )
+from finlint.cli.suggest import suggest_cmd
 from finlint.errors import UsageError
 from finlint.escape import clean as escape_line
 from finlint.ruledocs import rule_text, rules_page
@@ -389,6 +390,8 @@ def export_checkov(directory: Path, policy_dir: tuple[Path, ...], markdown: bool
         err=True,
     )
 
+
+main.add_command(suggest_cmd)
 
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from finlint import escape
 from finlint.budget import budget_status
 from finlint.finding import SEVERITIES, Finding, severity_rank
+from finlint.reporters import markdown_fixes
 
 if TYPE_CHECKING:
     from finlint.post.baseline import Comparison, Entry
@@ -156,7 +157,8 @@ def _comparison(result: ScanResult, comp: Comparison, context: ReportContext) ->
         "",
     ]
     if new:
-        out += [f"### New findings ({len(new)})", "", *_table(new), *_basis(new), ""]
+        fixes = markdown_fixes.section(new)
+        out += [f"### New findings ({len(new)})", "", *_table(new), *_basis(new), *fixes, ""]
     else:
         out += ["### No new findings", ""]
     if comp.fixed:
@@ -204,7 +206,7 @@ def render(result: ScanResult, context: ReportContext) -> str:
         summary += f" · {baseline} in baseline"
     out = [MARKER, f"## finlint: {headline}", "", summary, ""]
     if active:
-        out += _table(active) + _basis(active)
+        out += _table(active) + _basis(active) + markdown_fixes.section(active)
     else:
         out.append("No costly configuration found. ✅")
     out += _suppressed(result)

@@ -25,6 +25,7 @@ from finlint import __version__
 from finlint.budget import budget_status
 from finlint.engine import Policy
 from finlint.finding import Finding
+from finlint.reporters import sarif_fixes
 from finlint.ruledocs import rule_markdown
 
 if TYPE_CHECKING:
@@ -144,6 +145,8 @@ def _result(f: Finding, index: dict[str, int], digest: str, baseline: bool) -> d
         out["suppressions"] = [suppression]
     if baseline:
         out["baselineState"] = "unchanged" if f.baseline else "new"
+    if fix := sarif_fixes.fixes(f, _uri):
+        out["fixes"] = fix
     return out
 
 

@@ -1,0 +1,128 @@
+"""Suggested fixes in the Markdown PR comment: each fixable finding's edit as a ``diff`` block.
+
+A :class:`~finlint.finding.TextEdit` names a span, not the text it replaces, so the changed
+lines are read back from the scanned file (bounded, :func:`finlint.untrusted.read_bytes`). When
+the file cannot be read or the edit does not fit it (the file changed since the scan), only the
+new text is shown, said as such. Everything in a block comes from the untrusted repository:
+each line is made printable and the fence is longer than any backtick run in the block.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from finlint import escape
+from finlint.finding import Finding, TextEdit
+from finlint.untrusted import read_bytes
+
+MAX_FIXES = 20  # a PR comment holds 65,536 characters
+MAX_FILE_BYTES = 4 * 1024 * 1024
+MAX_BLOCK_LINES = 60  # per file, old and new lines together
+SAFE = "safe: behaviour is unchanged"
+UNSAFE = "unsafe: changes behaviour, check the value before applying"
+
+
+def _line(text: str) -> str:
+    """One printable line (tabs kept, other control characters escaped)."""
+    return "\t".join(escape.clean(part) for part in text.split("\t"))
+
+
+def fence(lines: list[str], info: str) -> list[str]:
+    """A fenced block no content line can close: longer than any backtick run in it."""
+    longest = max((len(m) for line in lines for m in re.findall(r"`+", line)), default=0)
+    ticks = "`" * max(3, longest + 1)
+    return [ticks + info, *lines, ticks]
+
+
+def _source(file: str) -> list[str] | None:
+    """The scanned file's lines as it is now, or None when it cannot be read as UTF-8."""
+    data = read_bytes(Path(file), MAX_FILE_BYTES)
+    if isinstance(data, str):
+        return None
+    try:
+        return data.decode("utf-8-sig").split("\n")
+    except UnicodeDecodeError:
+        return None
+
+
+def _fits(lines: list[str], edits: list[TextEdit]) -> bool:
+    return all(
+        1 <= e.start_line <= e.end_line <= len(lines)
+        and (e.start_line, e.start_col) <= (e.end_line, e.end_col)
+        and e.start_col <= len(lines[e.start_line - 1])
+        and e.end_col <= len(lines[e.end_line - 1])
+        for e in edits
+    )
+
+
+def _apply(lines: list[str], edits: list[TextEdit]) -> tuple[int, list[str], list[str]]:
+    """(first line, old lines, new lines) of the whole lines the edits touch."""
+    first, last = edits[0].start_line, max(e.end_line for e in edits)
+    old = lines[first - 1 : last]
+    text = "\n".join(old)
+    offsets = [0]
+    for line in old[:-1]:
+        offsets.append(offsets[-1] + len(line) + 1)
+    for e in reversed(edits):  # edits never overlap; last-first keeps earlier offsets valid
+        start = offsets[e.start_line - first] + e.start_col
+        end = offsets[e.end_line - first] + e.end_col
+        text = text[:start] + e.new_text + text[end:]
+    return first, [line.rstrip("\r") for line in old], [line.rstrip("\r") for line in text.split("\n")]
+
+
+def _block(file: str, edits: list[TextEdit]) -> list[str]:
+    edits = sorted(edits, key=lambda e: (e.start_line, e.start_col))
+    lines = _source(file)
+    if lines is None or not _fits(lines, edits):
+        span = f"{edits[0].start_line}–{max(e.end_line for e in edits)}"
+        new = "".join(e.new_text for e in edits).split("\n")
+        note = f"The file cannot be read here or changed since the scan; the new text for lines {span}:"
+        return [note, "", *fence([_line(x) for x in new[:MAX_BLOCK_LINES]], "")]
+    first, old, new = _apply(lines, edits)
+    head = 0  # lines the edits touch but leave as they were: context, not removed and added
+    while head < min(len(old), len(new)) - 1 and old[head] == new[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(old), len(new)) - head and old[-1 - tail] == new[-1 - tail]:
+        tail += 1
+    body = [f"@@ -{first},{len(old)} +{first},{len(new)} @@"]
+    body += [" " + _line(x) for x in old[:head]]
+    body += ["-" + _line(x) for x in old[head : len(old) - tail]]
+    body += ["+" + _line(x) for x in new[head : len(new) - tail]]
+    body += [" " + _line(x) for x in old[len(old) - tail :]]
+    if len(body) > MAX_BLOCK_LINES + 1:
+        body = [*body[: MAX_BLOCK_LINES + 1], " …"]
+    return fence(body, "diff")
+
+
+def _entry(f: Finding) -> list[str]:
+    assert f.fix is not None
+    safety = SAFE if f.fix.safe else UNSAFE
+    where = escape.markdown_code(f"{f.file}:{f.line}")
+    out = [
+        f"- **{f.rule_id}** {escape.markdown_code(f.resource)} ({where}): "
+        f"{escape.markdown(f.fix.description)} ({safety})",
+        "",
+    ]
+    files = list(dict.fromkeys(e.file for e in f.fix.edits))
+    for file in files:
+        if len(files) > 1 or file != f.file:
+            out += [f"  {escape.markdown_code(file)}", ""]
+        out += ["  " + row if row else "" for row in _block(file, [e for e in f.fix.edits if e.file == file])]
+        out.append("")
+    return out
+
+
+def section(findings: list[Finding]) -> list[str]:
+    """A folded "Suggested fixes" section for the fixable findings; [] when there are none."""
+    fixable = [f for f in findings if f.fix is not None and f.fix.edits]
+    if not fixable:
+        return []
+    out = ["", f"<details><summary>Suggested fixes ({len(fixable)})</summary>", ""]
+    for f in fixable[:MAX_FIXES]:
+        out += _entry(f)
+    if len(fixable) > MAX_FIXES:
+        out += [f"…and {len(fixable) - MAX_FIXES} more; the JSON and SARIF reports hold them all.", ""]
+    out.append("</details>")
+    return out
