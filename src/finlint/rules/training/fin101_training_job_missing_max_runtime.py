@@ -31,7 +31,8 @@ from finlint.cost.common import (
     usd,
 )
 from finlint.domain.sagemaker import NO_CAP
-from finlint.finding import Cost, Finding
+from finlint.finding import Cost, Finding, Fix
+from finlint.fixes.text import add_keyword, call_at, insert_line_after
 from finlint.ir import (
     UNCAPPED_LAUNCHERS,
     Record,
@@ -206,4 +207,56 @@ def _exposure(job: TrainingJob, itype: str, n: int, ctx: CostContext) -> Cost:
     return Cost(monthly, per_run, KIND, basis, assumptions)
 
 
-RULE = Rule("FIN101", facts=(max_runtime_default_text,), cost_model="runaway-runtime", price=price)
+#: an unsafe fix's cap: the usage file's expected_runtime_hours x this margin, else the default below
+FIX_MARGIN = 1.5
+FIX_DEFAULT_HOURS = 24  # the SageMaker API/SDK v2 default cap, written down where none applies
+_SDK_KEYWORD = {"sdk-estimator": "max_run", "sdk-remote": "max_runtime_in_seconds"}
+
+
+def _fix_hours(finding: Finding) -> tuple[float, str]:
+    """The cap an unsafe fix writes, and where it came from."""
+    expected = finding.cost.assumptions.get("expected_runtime_hours") if finding.cost else None
+    if isinstance(expected, (int, float)) and expected > 0:
+        return float(expected) * FIX_MARGIN, f"expected_runtime_hours {num(float(expected))} x {FIX_MARGIN} margin"
+    return float(FIX_DEFAULT_HOURS), f"the {FIX_DEFAULT_HOURS} h SageMaker default, no expected_runtime_hours given"
+
+
+def fix(finding: Finding, text: str) -> Fix | None:
+    """SDK launchers: write down the default cap that applies today (safe). Slurm scripts: add
+    ``#SBATCH --time`` (unsafe: no cap applies today)."""
+    job = finding.record
+    if not isinstance(job, TrainingJob) or job.max_runtime_s is not None:
+        return None
+    if job.launcher in _SDK_KEYWORD and finding.file.endswith(".py"):
+        call = call_at(text, job.location.line)
+        keyword = _SDK_KEYWORD[job.launcher]
+        edit = call and add_keyword(finding.file, text, call, f"{keyword}=86400")
+        if not edit:
+            return None
+        return Fix(f"write down the 24 h default that applies today: {keyword}=86400", True, (edit,))
+    if job.launcher == "slurm-sbatch":
+        return _slurm_fix(finding, text)
+    return None
+
+
+def _slurm_fix(finding: Finding, text: str) -> Fix | None:
+    """``#SBATCH --time`` after the last directive before the first command (sbatch reads no further)."""
+    lines = text.splitlines()
+    start = finding.line
+    if not 1 <= start <= len(lines) or not lines[start - 1].startswith("#SBATCH"):
+        return None
+    last = start
+    for number in range(start, len(lines) + 1):
+        stripped = lines[number - 1].strip()
+        if stripped and not stripped.startswith("#"):
+            break
+        if lines[number - 1].startswith("#SBATCH"):
+            last = number
+    hours, why = _fix_hours(finding)
+    minutes = max(1, round(hours * 60))
+    value = f"{minutes // 1440}-{minutes % 1440 // 60:02d}:{minutes % 60:02d}:00"
+    edit = insert_line_after(finding.file, text, last, f"#SBATCH --time={value}")
+    return Fix(f"add #SBATCH --time={value} ({why})", False, (edit,))
+
+
+RULE = Rule("FIN101", facts=(max_runtime_default_text,), cost_model="runaway-runtime", price=price, fix=fix)

@@ -10,6 +10,24 @@ Price (spot-restart-local-path): ``cost.spot`` (the interruption model FIN201 an
 from __future__ import annotations
 
 from finlint.cost import spot
+from finlint.finding import Finding, Fix
+from finlint.fixes.text import add_keyword, call_at
+from finlint.ir import TrainingJob
 from finlint.rules.base import Rule
 
-RULE = Rule("FIN202", facts=(), cost_model="spot-restart-local-path", price=spot.price_local_path)
+DEFAULT_LOCAL_PATH = "/opt/ml/checkpoints"  # what SageMaker syncs when no local path is set
+
+
+def fix(finding: Finding, text: str) -> Fix | None:
+    """SDK estimators: write down the default local path (safe: the same directory is synced)."""
+    job = finding.record
+    if not isinstance(job, TrainingJob) or job.launcher != "sdk-estimator" or not finding.file.endswith(".py"):
+        return None
+    call = call_at(text, job.location.line)
+    edit = call and add_keyword(finding.file, text, call, f'checkpoint_local_path="{DEFAULT_LOCAL_PATH}"')
+    if not edit:
+        return None
+    return Fix(f"write down the default checkpoint_local_path {DEFAULT_LOCAL_PATH!r}", True, (edit,))
+
+
+RULE = Rule("FIN202", facts=(), cost_model="spot-restart-local-path", price=spot.price_local_path, fix=fix)

@@ -1,0 +1,111 @@
+"""Minimal text edits in each format's own syntax: spans located from the parser's own positions
+(Python's ``ast``), so a fix touches only what it changes and keeps comments and layout."""
+
+from __future__ import annotations
+
+import ast
+import difflib
+
+from finlint.finding import TextEdit
+
+
+def apply_edits(text: str, edits: tuple[TextEdit, ...] | list[TextEdit]) -> str:
+    """``text`` with ``edits`` applied (last first, so earlier positions stay valid).
+    Raises ValueError on an edit outside the text or edits that overlap."""
+    lines = text.splitlines(keepends=True)
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line))
+
+    def offset(line: int, col: int) -> int:
+        if not 1 <= line <= len(lines) + 1:
+            raise ValueError(f"line {line} outside the file")
+        base = starts[line - 1]
+        width = len(lines[line - 1].rstrip("\r\n")) if line <= len(lines) else 0
+        if not 0 <= col <= width:
+            raise ValueError(f"column {col} outside line {line}")
+        return base + col
+
+    spans = sorted(
+        ((offset(e.start_line, e.start_col), offset(e.end_line, e.end_col), e.new_text) for e in edits),
+        reverse=True,
+    )
+    out = text
+    previous_start: int | None = None
+    for start, end, new in spans:
+        if end < start or (previous_start is not None and end > previous_start):
+            raise ValueError("fix edits overlap")
+        out = out[:start] + new + out[end:]
+        previous_start = start
+    return out
+
+
+def unified_diff(path: str, before: str, after: str) -> str:
+    """A ``git diff``-style unified diff of one file."""
+    return "".join(
+        difflib.unified_diff(
+            before.splitlines(keepends=True), after.splitlines(keepends=True), f"a/{path}", f"b/{path}"
+        )
+    )
+
+
+def _char_col(line_text: str, byte_col: int) -> int:
+    """``ast`` columns are UTF-8 byte offsets; a TextEdit counts characters."""
+    return len(line_text.encode("utf-8")[:byte_col].decode("utf-8", "replace"))
+
+
+def call_at(text: str, line: int) -> ast.Call | None:
+    """The outermost call that starts on ``line`` (an SDK launcher record's line), if one does."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+    best: ast.Call | None = None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and node.lineno == line:
+            if best is None or (node.end_lineno or 0, node.end_col_offset or 0) > (
+                best.end_lineno or 0,
+                best.end_col_offset or 0,
+            ):
+                best = node
+    return best
+
+
+def add_keyword(file: str, text: str, call: ast.Call, source: str) -> TextEdit | None:
+    """Insert ``source`` (``name=value``) as the call's last keyword argument, in the call's own
+    layout: on its own line with the other arguments' indentation when the call spans lines, else
+    after the last argument. None for a call with ``**kwargs`` (the key may be there already)."""
+    if any(k.arg is None for k in call.keywords):
+        return None
+    lines = text.splitlines()
+    args: list[ast.expr | ast.keyword] = [*call.args, *call.keywords]
+    end_line, end_byte = call.end_lineno or call.lineno, (call.end_col_offset or 1) - 1  # the ")"
+    close_col = _char_col(lines[end_line - 1], end_byte)
+    if not args:
+        return TextEdit(file, end_line, close_col, end_line, close_col, source)
+    last = max(args, key=lambda a: (a.end_lineno or 0, a.end_col_offset or 0))
+    last_line = last.end_lineno or last.lineno
+    last_col = _char_col(lines[last_line - 1], last.end_col_offset or 0)
+    between = "\n".join([lines[last_line - 1][last_col:], *lines[last_line:end_line]])
+    trailing_comma = between.lstrip().startswith(",")
+    first = args[0]
+    if first.lineno != call.lineno and end_line > last_line:  # one argument per line
+        indent = lines[first.lineno - 1][: len(lines[first.lineno - 1]) - len(lines[first.lineno - 1].lstrip())]
+        if trailing_comma:  # a new line before the ")" line
+            col = len(lines[end_line - 1]) - len(lines[end_line - 1].lstrip())
+            if col != close_col:
+                return None
+            return TextEdit(file, end_line, 0, end_line, 0, f"{indent}{source},\n")
+        return TextEdit(file, last_line, last_col, last_line, last_col, f",\n{indent}{source}")
+    if trailing_comma:
+        return TextEdit(file, end_line, close_col, end_line, close_col, f" {source}")
+    return TextEdit(file, last_line, last_col, last_line, last_col, f", {source}")
+
+
+def insert_line_after(file: str, text: str, line: int, new_line: str) -> TextEdit:
+    """Insert ``new_line`` (no newline) as a whole line after 1-based ``line``."""
+    lines = text.splitlines(keepends=True)
+    if line < len(lines) or lines[-1].endswith("\n"):
+        return TextEdit(file, line + 1, 0, line + 1, 0, new_line + "\n")
+    end = len(lines[-1])
+    return TextEdit(file, line, end, line, end, "\n" + new_line)
