@@ -82,6 +82,8 @@ class FileFix:
 
 @dataclass
 class FixPlan:
+    """What ``finlint fix`` will do: the files it edits, and the fixes it leaves out and why."""
+
     files: list[FileFix]
     rejected: list[tuple[Finding, str]]  # fixes not offered, and why
     skipped_unsafe: int  # unsafe fixes left out without --unsafe-fixes

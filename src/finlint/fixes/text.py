@@ -3,10 +3,12 @@
 
 from __future__ import annotations
 
-import ast
-import difflib
+from typing import TYPE_CHECKING
 
 from finlint.finding import TextEdit
+
+if TYPE_CHECKING:  # imported where used: rule modules load on every scan, fixes only for `fix`
+    import ast
 
 
 def apply_edits(text: str, edits: tuple[TextEdit, ...] | list[TextEdit]) -> str:
@@ -42,6 +44,8 @@ def apply_edits(text: str, edits: tuple[TextEdit, ...] | list[TextEdit]) -> str:
 
 def unified_diff(path: str, before: str, after: str) -> str:
     """A ``git diff``-style unified diff of one file."""
+    import difflib
+
     return "".join(
         difflib.unified_diff(
             before.splitlines(keepends=True), after.splitlines(keepends=True), f"a/{path}", f"b/{path}"
@@ -56,6 +60,8 @@ def _char_col(line_text: str, byte_col: int) -> int:
 
 def call_at(text: str, line: int) -> ast.Call | None:
     """The outermost call that starts on ``line`` (an SDK launcher record's line), if one does."""
+    import ast
+
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError):

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from finlint.cost import spot
 from finlint.finding import Finding, Fix
-from finlint.fixes.text import add_keyword, call_at
 from finlint.ir import TrainingJob
 from finlint.rules.base import Rule
 
@@ -20,6 +19,7 @@ DEFAULT_LOCAL_PATH = "/opt/ml/checkpoints"  # what SageMaker syncs when no local
 
 def fix(finding: Finding, text: str) -> Fix | None:
     """SDK estimators: write down the default local path (safe: the same directory is synced)."""
+    from finlint.fixes.text import add_keyword, call_at
     job = finding.record
     if not isinstance(job, TrainingJob) or job.launcher != "sdk-estimator" or not finding.file.endswith(".py"):
         return None
