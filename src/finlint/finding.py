@@ -159,6 +159,22 @@ class Finding:
             "message": self.message,
             "cost": self.cost.to_json() if self.cost else None,
         }
+        if self.fix is not None:
+            out["fix"] = {
+                "description": self.fix.description,
+                "safe": self.fix.safe,
+                "edits": [
+                    {
+                        "file": e.file,
+                        "start_line": e.start_line,
+                        "start_col": e.start_col,
+                        "end_line": e.end_line,
+                        "end_col": e.end_col,
+                        "new_text": e.new_text,
+                    }
+                    for e in self.fix.edits
+                ],
+            }
         if self.suppressed is not None:
             out["suppressed"] = {"justification": self.suppressed}
         if self.baseline:

@@ -10,7 +10,7 @@ import pytest
 
 from finlint.engine import Example, Policy
 from finlint.fixes import plan, reader_for
-from finlint.fixes.text import apply_edits
+from finlint.textedit import apply_edits
 from finlint.rules import registry
 from finlint.scan import ScanOptions
 from tests.policy_examples import CASES, case_id, run_example

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from finlint.confine import inside
 from finlint.finding import Finding, Fix
-from finlint.fixes.text import apply_edits, unified_diff
+from finlint.textedit import apply_edits, unified_diff
 from finlint.options import ScanOptions
 from finlint.untrusted import read_bytes
 
@@ -149,6 +149,8 @@ def plan(findings: list[Finding], read: Callable[[str], str | None], options: Sc
         if ff.fixes:
             files.append(ff)
     applied = {id(f) for ff in files for f, _ in ff.fixes}
+    for finding, _ in rejected:
+        finding.fix = None  # not offered: it would not survive the re-lint, or overlaps another
     remaining = sum(1 for f in findings if f.active and id(f) not in applied)
     return FixPlan(files, rejected, skipped, remaining)
 
@@ -191,10 +193,17 @@ def _one_by_one(
     return FileFix(name, before, apply_edits(before, [e for _, fx in kept for e in fx.edits]), kept)
 
 
+def offer_fixes(findings: list[Finding], options: ScanOptions) -> int:
+    """Set ``Finding.fix`` (safe and unsafe) on the findings of a scan run with ``options``, each
+    re-linted first; what ``finlint scan`` calls for reports that carry fixes. How many got one."""
+    plan(findings, reader_for(options), options, unsafe=True)
+    return sum(1 for f in findings if f.fix is not None)
+
+
 def reader_for(options: ScanOptions) -> Callable[[str], str | None]:
     """The reader of finding files for a scan run with ``options`` (paths relative to its display root)."""
     roots = [p.resolve() for p in options.paths]
     return _reader(roots, (options.display_root or Path.cwd()).resolve())
 
 
-__all__ = ["FileFix", "FixPlan", "attach_fixes", "plan", "reader_for"]
+__all__ = ["FileFix", "FixPlan", "attach_fixes", "offer_fixes", "plan", "reader_for"]

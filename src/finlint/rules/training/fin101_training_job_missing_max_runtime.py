@@ -223,7 +223,7 @@ def _fix_hours(finding: Finding) -> tuple[float, str]:
 def fix(finding: Finding, text: str) -> Fix | None:
     """SDK launchers: write down the default cap that applies today (safe). Slurm scripts: add
     ``#SBATCH --time`` (unsafe: no cap applies today)."""
-    from finlint.fixes.text import add_keyword, call_at
+    from finlint.textedit import add_keyword, call_at
     job = finding.record
     if not isinstance(job, TrainingJob) or job.max_runtime_s is not None:
         return None
@@ -241,7 +241,7 @@ def fix(finding: Finding, text: str) -> Fix | None:
 
 def _slurm_fix(finding: Finding, text: str) -> Fix | None:
     """``#SBATCH --time`` after the last directive before the first command (sbatch reads no further)."""
-    from finlint.fixes.text import insert_line_after
+    from finlint.textedit import insert_line_after
     lines = text.splitlines()
     start = finding.line
     if not 1 <= start <= len(lines) or not lines[start - 1].startswith("#SBATCH"):

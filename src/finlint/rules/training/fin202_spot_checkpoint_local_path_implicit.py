@@ -19,7 +19,7 @@ DEFAULT_LOCAL_PATH = "/opt/ml/checkpoints"  # what SageMaker syncs when no local
 
 def fix(finding: Finding, text: str) -> Fix | None:
     """SDK estimators: write down the default local path (safe: the same directory is synced)."""
-    from finlint.fixes.text import add_keyword, call_at
+    from finlint.textedit import add_keyword, call_at
     job = finding.record
     if not isinstance(job, TrainingJob) or job.launcher != "sdk-estimator" or not finding.file.endswith(".py"):
         return None
