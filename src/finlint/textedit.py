@@ -115,3 +115,65 @@ def insert_line_after(file: str, text: str, line: int, new_line: str) -> TextEdi
         return TextEdit(file, line + 1, 0, line + 1, 0, new_line + "\n")
     end = len(lines[-1])
     return TextEdit(file, line, end, line, end, "\n" + new_line)
+
+
+def yaml_add_key(file: str, text: str, line: int, path: tuple[str, ...], key: str, value: str) -> TextEdit | None:
+    """Insert ``key: value`` into the block mapping at ``path`` of the YAML document holding
+    1-based ``line``, as that mapping's first entry, at its indentation (missing mappings on the
+    path are created). None when the document does not parse, a mapping on the path is in flow
+    style, or ``key`` is there already: such files are left to a person."""
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    try:
+        documents = list(yaml.compose_all(text, Loader=loader))
+    except yaml.YAMLError:
+        return None
+    lines = text.splitlines()
+    for root in documents:
+        if root is None or not root.start_mark.line <= line - 1 <= root.end_mark.line:
+            continue
+        node, depth = root, 0
+        while depth < len(path):
+            child = _yaml_child(node, path[depth])
+            if child is None:
+                break
+            node, depth = child, depth + 1
+        if not isinstance(node, yaml.MappingNode) or node.flow_style or not node.value:
+            return None
+        if depth == len(path) and _yaml_child(node, key) is not None:
+            return None
+        first = node.value[0][0]
+        col, at = first.start_mark.column, first.start_mark.line
+        if lines[at][:col].strip():
+            return None
+        step = _yaml_step(node, col)
+        block = [*path[depth:], key]
+        out = [f"{' ' * (col + i * step)}{name}:" for i, name in enumerate(block)]
+        out[-1] += f" {value}"
+        return TextEdit(file, at + 1, 0, at + 1, 0, "\n".join(out) + "\n")
+    return None
+
+
+def _yaml_child(node: object, key: str) -> object | None:
+    import yaml
+
+    if not isinstance(node, yaml.MappingNode):
+        return None
+    for k, v in node.value:
+        if isinstance(k, yaml.ScalarNode) and k.value == key:
+            return v
+    return None
+
+
+def _yaml_step(node: object, col: int) -> int:
+    """The file's indentation step: how far a nested mapping sits inside this one (2 if none)."""
+    import yaml
+
+    assert isinstance(node, yaml.MappingNode)
+    for _, v in node.value:
+        if isinstance(v, yaml.MappingNode) and not v.flow_style and v.value:
+            step = v.value[0][0].start_mark.column - col
+            if step > 0:
+                return step
+    return 2

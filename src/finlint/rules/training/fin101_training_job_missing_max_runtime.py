@@ -221,8 +221,9 @@ def _fix_hours(finding: Finding) -> tuple[float, str]:
 
 
 def fix(finding: Finding, text: str) -> Fix | None:
-    """SDK launchers: write down the default cap that applies today (safe). Slurm scripts: add
-    ``#SBATCH --time`` (unsafe: no cap applies today)."""
+    """SDK launchers: write down the default cap that applies today (safe). Slurm scripts
+    (``#SBATCH --time``) and Kubeflow, KubeRay and GPU ``batch/v1`` jobs (``activeDeadlineSeconds``):
+    unsafe, no cap applies today; the value is the usage file's expected_runtime_hours x 1.5, else 24 h."""
     from finlint.textedit import add_keyword, call_at
     job = finding.record
     if not isinstance(job, TrainingJob) or job.max_runtime_s is not None:
@@ -236,7 +237,30 @@ def fix(finding: Finding, text: str) -> Fix | None:
         return Fix(f"write down the 24 h default that applies today: {keyword}=86400", True, (edit,))
     if job.launcher == "slurm-sbatch":
         return _slurm_fix(finding, text)
+    if job.launcher in _K8S_DEADLINE and finding.file.endswith((".yaml", ".yml")):
+        return _kubernetes_fix(finding, text, _K8S_DEADLINE[job.launcher])
     return None
+
+
+#: where a Kubernetes launcher's wall-clock limit goes (the mapping under the object)
+_K8S_DEADLINE = {
+    "kubeflow-training-operator": ("spec", "runPolicy"),
+    "kuberay": ("spec",),
+    "kubernetes-job": ("spec",),
+}
+
+
+def _kubernetes_fix(finding: Finding, text: str, path: tuple[str, ...]) -> Fix | None:
+    """``activeDeadlineSeconds`` in the object's own YAML (unsafe: no limit applies today)."""
+    from finlint.textedit import yaml_add_key
+
+    hours, why = _fix_hours(finding)
+    seconds = round(hours * 3600)
+    edit = yaml_add_key(finding.file, text, finding.line, path, "activeDeadlineSeconds", str(seconds))
+    if edit is None:
+        return None
+    where = ".".join((*path, "activeDeadlineSeconds"))
+    return Fix(f"set {where}: {seconds} ({why})", False, (edit,))
 
 
 def _slurm_fix(finding: Finding, text: str) -> Fix | None:
