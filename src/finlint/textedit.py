@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from finlint.finding import TextEdit
 
@@ -68,12 +68,13 @@ def call_at(text: str, line: int) -> ast.Call | None:
         return None
     best: ast.Call | None = None
     for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and node.lineno == line:
-            if best is None or (node.end_lineno or 0, node.end_col_offset or 0) > (
-                best.end_lineno or 0,
-                best.end_col_offset or 0,
-            ):
-                best = node
+        if not isinstance(node, ast.Call) or node.lineno != line:
+            continue
+        if best is None or (node.end_lineno or 0, node.end_col_offset or 0) > (
+            best.end_lineno or 0,
+            best.end_col_offset or 0,
+        ):
+            best = node
     return best
 
 
@@ -96,7 +97,9 @@ def add_keyword(file: str, text: str, call: ast.Call, source: str) -> TextEdit |
     trailing_comma = between.lstrip().startswith(",")
     first = args[0]
     if first.lineno != call.lineno and end_line > last_line:  # one argument per line
-        indent = lines[first.lineno - 1][: len(lines[first.lineno - 1]) - len(lines[first.lineno - 1].lstrip())]
+        indent = lines[first.lineno - 1][
+            : len(lines[first.lineno - 1]) - len(lines[first.lineno - 1].lstrip())
+        ]
         if trailing_comma:  # a new line before the ")" line
             col = len(lines[end_line - 1]) - len(lines[end_line - 1].lstrip())
             if col != close_col:
@@ -117,7 +120,9 @@ def insert_line_after(file: str, text: str, line: int, new_line: str) -> TextEdi
     return TextEdit(file, line, end, line, end, "\n" + new_line)
 
 
-def yaml_add_key(file: str, text: str, line: int, path: tuple[str, ...], key: str, value: str) -> TextEdit | None:
+def yaml_add_key(
+    file: str, text: str, line: int, path: tuple[str, ...], key: str, value: str
+) -> TextEdit | None:
     """Insert ``key: value`` into the block mapping at ``path`` of the YAML document holding
     1-based ``line``, as that mapping's first entry, at its indentation (missing mappings on the
     path are created). None when the document does not parse, a mapping on the path is in flow
@@ -155,7 +160,8 @@ def yaml_add_key(file: str, text: str, line: int, path: tuple[str, ...], key: st
     return None
 
 
-def _yaml_child(node: object, key: str) -> object | None:
+def _yaml_child(node: Any, key: str) -> Any:
+    """The value node of ``key`` in a mapping node (None: not a mapping, or no such key)."""
     import yaml
 
     if not isinstance(node, yaml.MappingNode):
@@ -166,14 +172,45 @@ def _yaml_child(node: object, key: str) -> object | None:
     return None
 
 
-def _yaml_step(node: object, col: int) -> int:
+def _yaml_step(node: Any, col: int) -> int:
     """The file's indentation step: how far a nested mapping sits inside this one (2 if none)."""
     import yaml
 
     assert isinstance(node, yaml.MappingNode)
     for _, v in node.value:
         if isinstance(v, yaml.MappingNode) and not v.flow_style and v.value:
-            step = v.value[0][0].start_mark.column - col
+            step = int(v.value[0][0].start_mark.column) - col
             if step > 0:
                 return step
     return 2
+
+
+def yaml_set_key(
+    file: str, text: str, line: int, path: tuple[str, ...], key: str, value: str, keep_quotes: bool = False
+) -> TextEdit | None:
+    """``key: value`` in the block mapping at ``path``: the existing one-line scalar's span
+    replaced (a comment after it kept; with ``keep_quotes`` a quoted string stays quoted the
+    same way), else the key added (:func:`yaml_add_key`)."""
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    try:
+        documents = list(yaml.compose_all(text, Loader=loader))
+    except yaml.YAMLError:
+        return None
+    for root in documents:
+        if root is None or not root.start_mark.line <= line - 1 <= root.end_mark.line:
+            continue
+        node: Any = root
+        for name in path:
+            node = _yaml_child(node, name)
+        current = _yaml_child(node, key)
+        if current is None:
+            return yaml_add_key(file, text, line, path, key, value)
+        if not isinstance(current, yaml.ScalarNode) or current.start_mark.line != current.end_mark.line:
+            return None
+        at = current.start_mark.line + 1
+        if keep_quotes and current.style in ("'", '"'):
+            value = f"{current.style}{value}{current.style}"
+        return TextEdit(file, at, current.start_mark.column, at, current.end_mark.column, value)
+    return None

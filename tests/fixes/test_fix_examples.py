@@ -7,13 +7,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from tests.policy_examples import CASES, case_id, run_example
 
 from finlint.engine import Example, Policy
 from finlint.fixes import plan, reader_for
-from finlint.textedit import apply_edits
 from finlint.rules import registry
 from finlint.scan import ScanOptions
-from tests.policy_examples import CASES, case_id, run_example
+from finlint.textedit import apply_edits
 
 FIXABLE = [(p, e) for p, e in CASES if e.kind == "fail" and registry().rules[p.id].fix is not None]
 

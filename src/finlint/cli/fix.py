@@ -49,9 +49,15 @@ def run(
         else:
             write_file((Path.cwd() / ff.file).resolve(), ff.after)
     for finding, why in fixes.rejected:
-        click.echo(f"finlint: {finding.file}:{finding.line}: {finding.rule_id} fix not offered: {why}", err=True)
+        click.echo(
+            f"finlint: {finding.file}:{finding.line}: {finding.rule_id} fix not offered: {why}", err=True
+        )
     verb = "Would fix" if diff else "Fixed"
-    tail = f" ({fixes.skipped_unsafe} more with --unsafe-fixes)" if fixes.skipped_unsafe and not unsafe_fixes else ""
+    tail = (
+        f" ({fixes.skipped_unsafe} more with --unsafe-fixes)"
+        if fixes.skipped_unsafe and not unsafe_fixes
+        else ""
+    )
     click.echo(f"{verb} {applied} finding(s) in {len(fixes.files)} file(s){tail}.", err=True)
     if fixes.files and (diff or exit_non_zero_on_fix):
         return EXIT_FINDINGS

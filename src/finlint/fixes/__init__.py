@@ -8,6 +8,7 @@ symlink. The scan's own reporters get ``Finding.fix`` through :func:`attach_fixe
 
 from __future__ import annotations
 
+import contextlib
 import tempfile
 from collections import defaultdict
 from collections.abc import Callable
@@ -16,8 +17,8 @@ from pathlib import Path
 
 from finlint.confine import inside
 from finlint.finding import Finding, Fix
-from finlint.textedit import apply_edits, unified_diff
 from finlint.options import ScanOptions
+from finlint.textedit import apply_edits, unified_diff
 from finlint.untrusted import read_bytes
 
 MAX_BYTES = 4 * 1024 * 1024
@@ -34,10 +35,8 @@ def _reader(roots: list[Path], base: Path) -> Callable[[str], str | None]:
             if any(path == r or inside(path, r) for r in roots):
                 data = read_bytes(path, MAX_BYTES)
                 if isinstance(data, bytes):
-                    try:
+                    with contextlib.suppress(UnicodeDecodeError):  # not text: no fix
                         cache[name] = data.decode("utf-8")
-                    except UnicodeDecodeError:
-                        pass
         return cache[name]
 
     return read
@@ -123,7 +122,9 @@ def _survives(ff: FileFix, options: ScanOptions) -> str | None:
     return None
 
 
-def plan(findings: list[Finding], read: Callable[[str], str | None], options: ScanOptions, unsafe: bool) -> FixPlan:
+def plan(
+    findings: list[Finding], read: Callable[[str], str | None], options: ScanOptions, unsafe: bool
+) -> FixPlan:
     """Which fixes to apply, file by file: non-overlapping, re-linted, safe ones unless ``unsafe``."""
     attach_fixes(findings, read)
     by_file: dict[str, list[tuple[Finding, Fix]]] = defaultdict(list)

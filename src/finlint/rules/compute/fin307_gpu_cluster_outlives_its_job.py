@@ -23,7 +23,7 @@ from typing import Any
 
 from finlint.cost.common import CostContext, known, num, price_note, quote_json, runs_per_month, unpriced, usd
 from finlint.engine.facts import Evidence
-from finlint.finding import Cost, Finding
+from finlint.finding import Cost, Finding, Fix
 from finlint.ir import Record, TrainingJob, Unknown
 from finlint.rules.base import Rule
 
@@ -108,4 +108,23 @@ def price(finding: Finding, ctx: CostContext) -> Cost:
     return Cost(monthly, per_run, KIND, basis, assumptions)
 
 
-RULE = Rule("FIN307", facts=(gpu_cluster_outlives_its_job,), cost_model="ray-idle-cluster", price=price)
+def fix(finding: Finding, text: str) -> Fix | None:
+    """``shutdownAfterJobFinishes: true`` on the RayJob (unsafe: the cluster is deleted when the
+    job ends, so its logs go with it unless ``ttlSecondsAfterFinished`` keeps them a while)."""
+    from finlint.textedit import yaml_set_key
+
+    if finding.record is None or not finding.file.endswith((".yaml", ".yml")):
+        return None
+    edit = yaml_set_key(
+        finding.file, text, finding.record.location.line, ("spec",), "shutdownAfterJobFinishes", "true"
+    )
+    if edit is None:
+        return None
+    return Fix(
+        "set shutdownAfterJobFinishes: true (KubeRay deletes the cluster when the job ends)", False, (edit,)
+    )
+
+
+RULE = Rule(
+    "FIN307", facts=(gpu_cluster_outlives_its_job,), cost_model="ray-idle-cluster", price=price, fix=fix
+)

@@ -216,8 +216,12 @@ def _fix_hours(finding: Finding) -> tuple[float, str]:
     """The cap an unsafe fix writes, and where it came from."""
     expected = finding.cost.assumptions.get("expected_runtime_hours") if finding.cost else None
     if isinstance(expected, (int, float)) and expected > 0:
-        return float(expected) * FIX_MARGIN, f"expected_runtime_hours {num(float(expected))} x {FIX_MARGIN} margin"
-    return float(FIX_DEFAULT_HOURS), f"the {FIX_DEFAULT_HOURS} h SageMaker default, no expected_runtime_hours given"
+        return float(
+            expected
+        ) * FIX_MARGIN, f"expected_runtime_hours {num(float(expected))} x {FIX_MARGIN} margin"
+    return float(
+        FIX_DEFAULT_HOURS
+    ), f"the {FIX_DEFAULT_HOURS} h SageMaker default, no expected_runtime_hours given"
 
 
 def fix(finding: Finding, text: str) -> Fix | None:
@@ -225,6 +229,7 @@ def fix(finding: Finding, text: str) -> Fix | None:
     (``#SBATCH --time``) and Kubeflow, KubeRay and GPU ``batch/v1`` jobs (``activeDeadlineSeconds``):
     unsafe, no cap applies today; the value is the usage file's expected_runtime_hours x 1.5, else 24 h."""
     from finlint.textedit import add_keyword, call_at
+
     job = finding.record
     if not isinstance(job, TrainingJob) or job.max_runtime_s is not None:
         return None
@@ -266,6 +271,7 @@ def _kubernetes_fix(finding: Finding, text: str, path: tuple[str, ...]) -> Fix |
 def _slurm_fix(finding: Finding, text: str) -> Fix | None:
     """``#SBATCH --time`` after the last directive before the first command (sbatch reads no further)."""
     from finlint.textedit import insert_line_after
+
     lines = text.splitlines()
     start = finding.line
     if not 1 <= start <= len(lines) or not lines[start - 1].startswith("#SBATCH"):

@@ -20,8 +20,13 @@ DEFAULT_LOCAL_PATH = "/opt/ml/checkpoints"  # what SageMaker syncs when no local
 def fix(finding: Finding, text: str) -> Fix | None:
     """SDK estimators: write down the default local path (safe: the same directory is synced)."""
     from finlint.textedit import add_keyword, call_at
+
     job = finding.record
-    if not isinstance(job, TrainingJob) or job.launcher != "sdk-estimator" or not finding.file.endswith(".py"):
+    if (
+        not isinstance(job, TrainingJob)
+        or job.launcher != "sdk-estimator"
+        or not finding.file.endswith(".py")
+    ):
         return None
     call = call_at(text, job.location.line)
     edit = call and add_keyword(finding.file, text, call, f'checkpoint_local_path="{DEFAULT_LOCAL_PATH}"')
