@@ -53,6 +53,11 @@ def unified_diff(path: str, before: str, after: str) -> str:
     )
 
 
+def _eol(text: str) -> str:
+    """The file's own line ending, so an inserted line matches its neighbours."""
+    return "\r\n" if "\r\n" in text else "\n"
+
+
 def _char_col(line_text: str, byte_col: int) -> int:
     """``ast`` columns are UTF-8 byte offsets; a TextEdit counts characters."""
     return len(line_text.encode("utf-8")[:byte_col].decode("utf-8", "replace"))
@@ -104,8 +109,8 @@ def add_keyword(file: str, text: str, call: ast.Call, source: str) -> TextEdit |
             col = len(lines[end_line - 1]) - len(lines[end_line - 1].lstrip())
             if col != close_col:
                 return None
-            return TextEdit(file, end_line, 0, end_line, 0, f"{indent}{source},\n")
-        return TextEdit(file, last_line, last_col, last_line, last_col, f",\n{indent}{source}")
+            return TextEdit(file, end_line, 0, end_line, 0, f"{indent}{source},{_eol(text)}")
+        return TextEdit(file, last_line, last_col, last_line, last_col, f",{_eol(text)}{indent}{source}")
     if trailing_comma:
         return TextEdit(file, end_line, close_col, end_line, close_col, f" {source}")
     return TextEdit(file, last_line, last_col, last_line, last_col, f", {source}")
@@ -114,10 +119,11 @@ def add_keyword(file: str, text: str, call: ast.Call, source: str) -> TextEdit |
 def insert_line_after(file: str, text: str, line: int, new_line: str) -> TextEdit:
     """Insert ``new_line`` (no newline) as a whole line after 1-based ``line``."""
     lines = text.splitlines(keepends=True)
+    eol = _eol(text)
     if line < len(lines) or lines[-1].endswith("\n"):
-        return TextEdit(file, line + 1, 0, line + 1, 0, new_line + "\n")
+        return TextEdit(file, line + 1, 0, line + 1, 0, new_line + eol)
     end = len(lines[-1])
-    return TextEdit(file, line, end, line, end, "\n" + new_line)
+    return TextEdit(file, line, end, line, end, eol + new_line)
 
 
 def yaml_add_key(
@@ -156,7 +162,7 @@ def yaml_add_key(
         block = [*path[depth:], key]
         out = [f"{' ' * (col + i * step)}{name}:" for i, name in enumerate(block)]
         out[-1] += f" {value}"
-        return TextEdit(file, at + 1, 0, at + 1, 0, "\n".join(out) + "\n")
+        return TextEdit(file, at + 1, 0, at + 1, 0, _eol(text).join(out) + _eol(text))
     return None
 
 

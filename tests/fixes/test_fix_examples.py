@@ -46,3 +46,28 @@ def test_apply_edits_refuses_overlaps_and_out_of_range() -> None:
         apply_edits(text, [TextEdit("f", 1, 0, 1, 2, "x"), TextEdit("f", 1, 1, 2, 0, "y")])
     with pytest.raises(ValueError):
         apply_edits(text, [TextEdit("f", 1, 5, 1, 5, "x")])
+
+
+def test_inserted_lines_keep_the_files_line_endings() -> None:
+    from finlint.textedit import insert_line_after, yaml_add_key
+
+    text = "#!/bin/bash\r\n#SBATCH --nodes=2\r\nsrun x\r\n"
+    edit = insert_line_after("f", text, 2, "#SBATCH --time=1:00:00")
+    assert (
+        apply_edits(text, [edit])
+        == "#!/bin/bash\r\n#SBATCH --nodes=2\r\n#SBATCH --time=1:00:00\r\nsrun x\r\n"
+    )
+    doc = "kind: Job\r\nspec:\r\n  template: {}\r\n"
+    yedit = yaml_add_key("f", doc, 1, ("spec",), "activeDeadlineSeconds", "60")
+    assert yedit is not None
+    assert (
+        apply_edits(doc, [yedit]) == "kind: Job\r\nspec:\r\n  activeDeadlineSeconds: 60\r\n  template: {}\r\n"
+    )
+
+
+def test_yaml_in_flow_style_or_with_the_key_is_left_alone() -> None:
+    from finlint.textedit import yaml_add_key
+
+    assert yaml_add_key("f", "spec: {a: 1}\n", 1, ("spec",), "k", "1") is None
+    assert yaml_add_key("f", "spec:\n  k: 2\n", 1, ("spec",), "k", "1") is None
+    assert yaml_add_key("f", "spec: [\n", 1, ("spec",), "k", "1") is None  # does not parse
