@@ -7,12 +7,14 @@ resolves inside a scan path, atomically, never through a symlink.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
 import click
 
 from finlint.cli.runner import EXIT_FINDINGS, EXIT_OK, cost_guard, cost_settings, prepare
+from finlint.escape import clean
 
 
 def run(
@@ -43,14 +45,17 @@ def run(
     result: Any = cost_guard(lambda: lint(options, run_.policies))
     fixes = plan(result.findings, reader_for(options), options, unsafe_fixes)
     applied = sum(len(ff.fixes) for ff in fixes.files)
+    terminal = sys.stdout.isatty()
     for ff in fixes.files:
-        if diff:
-            click.echo(ff.diff(), nl=False)
+        if diff:  # raw for `git apply`; on a terminal each line made inert (repository text)
+            text = ff.diff()
+            click.echo("".join(clean(t) + "\n" for t in text.splitlines()) if terminal else text, nl=False)
         else:
             write_file((Path.cwd() / ff.file).resolve(), ff.after)
     for finding, why in fixes.rejected:
         click.echo(
-            f"finlint: {finding.file}:{finding.line}: {finding.rule_id} fix not offered: {why}", err=True
+            clean(f"finlint: {finding.file}:{finding.line}: {finding.rule_id} fix not offered: {why}"),
+            err=True,
         )
     verb = "Would fix" if diff else "Fixed"
     tail = (

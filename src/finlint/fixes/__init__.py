@@ -14,6 +14,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from finlint.confine import inside
 from finlint.finding import Finding, Fix
@@ -42,12 +43,17 @@ def _reader(roots: list[Path], base: Path) -> Callable[[str], str | None]:
     return read
 
 
-def attach_fixes(findings: list[Finding], read: Callable[[str], str | None]) -> int:
+def attach_fixes(
+    findings: list[Finding], read: Callable[[str], str | None], cost_settings: Any = None
+) -> int:
     """Set ``Finding.fix`` on each active finding whose rule has a fix for it; how many got one.
-    Not re-linted (see :func:`plan`): reporters show these as suggestions."""
+    Not re-linted (see :func:`plan`). ``cost_settings`` name the usage file an unsafe fix's value
+    comes from (``expected_runtime_hours``)."""
+    from finlint.cost.common import CostContext
     from finlint.rules import registry
 
     rules = registry().rules
+    usage = CostContext.build(cost_settings, [])
     count = 0
     for finding in findings:
         rule = rules.get(finding.rule_id)
@@ -57,7 +63,7 @@ def attach_fixes(findings: list[Finding], read: Callable[[str], str | None]) -> 
         if text is None:
             continue
         try:
-            fix = rule.fix(finding, text)
+            fix = rule.fix(finding, text, usage.params(finding.record))
         except (ValueError, IndexError, KeyError):  # a fix that cannot place its edit is no fix
             fix = None
         if fix is not None and all(e.file == finding.file for e in fix.edits):
@@ -126,7 +132,7 @@ def plan(
     findings: list[Finding], read: Callable[[str], str | None], options: ScanOptions, unsafe: bool
 ) -> FixPlan:
     """Which fixes to apply, file by file: non-overlapping, re-linted, safe ones unless ``unsafe``."""
-    attach_fixes(findings, read)
+    attach_fixes(findings, read, options.cost_settings)
     by_file: dict[str, list[tuple[Finding, Fix]]] = defaultdict(list)
     skipped = 0
     for f in findings:

@@ -9,7 +9,7 @@ each built-in policy has one and the reverse.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 if TYPE_CHECKING:
     from finlint.cost.common import CostContext
@@ -17,9 +17,10 @@ if TYPE_CHECKING:
 
 FactFn = Callable[..., Any]
 PriceFn = Callable[["Finding", "CostContext"], "Cost"]
-#: ``fix(finding, text) -> Fix | None``: the edit that resolves the finding, given the text of
-#: ``finding.file`` (finlint.fixes reads it from the scan root and re-lints what a fix makes)
-FixFn = Callable[["Finding", str], "Fix | None"]
+#: ``fix(finding, text, usage) -> Fix | None``: the edit that resolves the finding, given the text
+#: of ``finding.file`` (finlint.fixes reads it from the scan root and re-lints what a fix makes)
+#: and the usage parameters in force for its record (``expected_runtime_hours`` sets a new limit)
+FixFn = Callable[["Finding", str, Mapping[str, Any]], "Fix | None"]
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ node count 22 %), on the pool model of ``finlint cost``.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from finlint.cost.common import CostContext, num, price_note, quote_json, usd
@@ -106,7 +107,7 @@ def price_idle_node(finding: Finding, ctx: CostContext) -> Cost:
 FIX_CONSOLIDATE_AFTER = "1h"
 
 
-def fix(finding: Finding, text: str) -> Fix | None:
+def fix(finding: Finding, text: str, usage: Mapping[str, Any]) -> Fix | None:
     """NodePool ``consolidateAfter: Never`` becomes ``1h`` (unsafe: Karpenter then removes GPU
     nodes idle for an hour); the other cases (budgets, Provisioners) need a person."""
     from finlint.textedit import yaml_set_key

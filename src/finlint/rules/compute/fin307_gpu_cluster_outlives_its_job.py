@@ -18,6 +18,7 @@ basis states the hours assumed.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -108,7 +109,7 @@ def price(finding: Finding, ctx: CostContext) -> Cost:
     return Cost(monthly, per_run, KIND, basis, assumptions)
 
 
-def fix(finding: Finding, text: str) -> Fix | None:
+def fix(finding: Finding, text: str, usage: Mapping[str, Any]) -> Fix | None:
     """``shutdownAfterJobFinishes: true`` on the RayJob (unsafe: the cluster is deleted when the
     job ends, so its logs go with it unless ``ttlSecondsAfterFinished`` keeps them a while)."""
     from finlint.textedit import yaml_set_key

@@ -16,6 +16,7 @@ On-Demand x (1 - spot_discount): a stuck spot job bills spot prices.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from finlint.cost.common import (
@@ -212,9 +213,9 @@ FIX_DEFAULT_HOURS = 24  # the SageMaker API/SDK v2 default cap, written down whe
 _SDK_KEYWORD = {"sdk-estimator": "max_run", "sdk-remote": "max_runtime_in_seconds"}
 
 
-def _fix_hours(finding: Finding) -> tuple[float, str]:
+def _fix_hours(usage: Mapping[str, Any]) -> tuple[float, str]:
     """The cap an unsafe fix writes, and where it came from."""
-    expected = finding.cost.assumptions.get("expected_runtime_hours") if finding.cost else None
+    expected = usage.get("expected_runtime_hours")
     if isinstance(expected, (int, float)) and expected > 0:
         return float(
             expected
@@ -224,7 +225,7 @@ def _fix_hours(finding: Finding) -> tuple[float, str]:
     ), f"the {FIX_DEFAULT_HOURS} h SageMaker default, no expected_runtime_hours given"
 
 
-def fix(finding: Finding, text: str) -> Fix | None:
+def fix(finding: Finding, text: str, usage: Mapping[str, Any]) -> Fix | None:
     """SDK launchers: write down the default cap that applies today (safe). Slurm scripts
     (``#SBATCH --time``) and Kubeflow, KubeRay and GPU ``batch/v1`` jobs (``activeDeadlineSeconds``):
     unsafe, no cap applies today; the value is the usage file's expected_runtime_hours x 1.5, else 24 h."""
@@ -241,9 +242,9 @@ def fix(finding: Finding, text: str) -> Fix | None:
             return None
         return Fix(f"write down the 24 h default that applies today: {keyword}=86400", True, (edit,))
     if job.launcher == "slurm-sbatch":
-        return _slurm_fix(finding, text)
+        return _slurm_fix(finding, text, usage)
     if job.launcher in _K8S_DEADLINE and finding.file.endswith((".yaml", ".yml")):
-        return _kubernetes_fix(finding, text, _K8S_DEADLINE[job.launcher])
+        return _kubernetes_fix(finding, text, usage, _K8S_DEADLINE[job.launcher])
     return None
 
 
@@ -255,11 +256,13 @@ _K8S_DEADLINE = {
 }
 
 
-def _kubernetes_fix(finding: Finding, text: str, path: tuple[str, ...]) -> Fix | None:
+def _kubernetes_fix(
+    finding: Finding, text: str, usage: Mapping[str, Any], path: tuple[str, ...]
+) -> Fix | None:
     """``activeDeadlineSeconds`` in the object's own YAML (unsafe: no limit applies today)."""
     from finlint.textedit import yaml_add_key
 
-    hours, why = _fix_hours(finding)
+    hours, why = _fix_hours(usage)
     seconds = round(hours * 3600)
     edit = yaml_add_key(finding.file, text, finding.line, path, "activeDeadlineSeconds", str(seconds))
     if edit is None:
@@ -268,7 +271,7 @@ def _kubernetes_fix(finding: Finding, text: str, path: tuple[str, ...]) -> Fix |
     return Fix(f"set {where}: {seconds} ({why})", False, (edit,))
 
 
-def _slurm_fix(finding: Finding, text: str) -> Fix | None:
+def _slurm_fix(finding: Finding, text: str, usage: Mapping[str, Any]) -> Fix | None:
     """``#SBATCH --time`` after the last directive before the first command (sbatch reads no further)."""
     from finlint.textedit import insert_line_after
 
@@ -283,7 +286,7 @@ def _slurm_fix(finding: Finding, text: str) -> Fix | None:
             break
         if lines[number - 1].startswith("#SBATCH"):
             last = number
-    hours, why = _fix_hours(finding)
+    hours, why = _fix_hours(usage)
     minutes = max(1, round(hours * 60))
     value = f"{minutes // 1440}-{minutes % 1440 // 60:02d}:{minutes % 60:02d}:00"
     edit = insert_line_after(finding.file, text, last, f"#SBATCH --time={value}")

@@ -9,6 +9,9 @@ Price (spot-restart-local-path): ``cost.spot`` (the interruption model FIN201 an
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from finlint.cost import spot
 from finlint.finding import Finding, Fix
 from finlint.ir import TrainingJob
@@ -17,7 +20,7 @@ from finlint.rules.base import Rule
 DEFAULT_LOCAL_PATH = "/opt/ml/checkpoints"  # what SageMaker syncs when no local path is set
 
 
-def fix(finding: Finding, text: str) -> Fix | None:
+def fix(finding: Finding, text: str, usage: Mapping[str, Any]) -> Fix | None:
     """SDK estimators: write down the default local path (safe: the same directory is synced)."""
     from finlint.textedit import add_keyword, call_at
 
