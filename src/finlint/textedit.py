@@ -127,12 +127,13 @@ def insert_line_after(file: str, text: str, line: int, new_line: str) -> TextEdi
 
 
 def yaml_add_key(
-    file: str, text: str, line: int, path: tuple[str, ...], key: str, value: str
+    file: str, text: str, line: int, path: tuple[str, ...], key: str, value: str, must_exist: int = 1
 ) -> TextEdit | None:
     """Insert ``key: value`` into the block mapping at ``path`` of the YAML document holding
     1-based ``line``, as that mapping's first entry, at its indentation (missing mappings on the
-    path are created). None when the document does not parse, a mapping on the path is in flow
-    style, or ``key`` is there already: such files are left to a person."""
+    path after its first ``must_exist`` are created). None when the document does not parse, a
+    mapping on the path is missing or in flow style, or ``key`` is there already: such files are
+    left to a person."""
     import yaml
 
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -150,7 +151,7 @@ def yaml_add_key(
             if child is None:
                 break
             node, depth = child, depth + 1
-        if not isinstance(node, yaml.MappingNode) or node.flow_style or not node.value:
+        if depth < must_exist or not isinstance(node, yaml.MappingNode) or node.flow_style or not node.value:
             return None
         if depth == len(path) and _yaml_child(node, key) is not None:
             return None

@@ -227,7 +227,8 @@ def _fix_hours(usage: Mapping[str, Any]) -> tuple[float, str]:
 
 def fix(finding: Finding, text: str, usage: Mapping[str, Any]) -> Fix | None:
     """SDK launchers: write down the default cap that applies today (safe). Slurm scripts
-    (``#SBATCH --time``) and Kubeflow, KubeRay and GPU ``batch/v1`` jobs (``activeDeadlineSeconds``):
+    (``#SBATCH --time``), Kubeflow, KubeRay and GPU ``batch/v1`` jobs (``activeDeadlineSeconds``) and
+    CloudFormation YAML Batch job definitions (``Timeout.AttemptDurationSeconds``):
     unsafe, no cap applies today; the value is the usage file's expected_runtime_hours x 1.5, else 24 h."""
     from finlint.textedit import add_keyword, call_at
 
@@ -243,9 +244,28 @@ def fix(finding: Finding, text: str, usage: Mapping[str, Any]) -> Fix | None:
         return Fix(f"write down the 24 h default that applies today: {keyword}=86400", True, (edit,))
     if job.launcher == "slurm-sbatch":
         return _slurm_fix(finding, text, usage)
+    if job.launcher == "aws-batch" and job.source_format == "cloudformation":
+        return _batch_cloudformation_fix(finding, text, usage)
     if job.launcher in _K8S_DEADLINE and finding.file.endswith((".yaml", ".yml")):
         return _kubernetes_fix(finding, text, usage, _K8S_DEADLINE[job.launcher])
     return None
+
+
+def _batch_cloudformation_fix(finding: Finding, text: str, usage: Mapping[str, Any]) -> Fix | None:
+    """``Timeout: AttemptDurationSeconds`` on an ``AWS::Batch::JobDefinition`` in a YAML template
+    (unsafe: AWS Batch sets no default; a JSON template is left alone)."""
+    from finlint.textedit import yaml_add_key
+
+    job = finding.record
+    if job is None or not job.address:
+        return None
+    hours, why = _fix_hours(usage)
+    seconds = round(hours * 3600)
+    path = ("Resources", job.address, "Properties", "Timeout")  # a template's address: the logical id
+    edit = yaml_add_key(finding.file, text, finding.line, path, "AttemptDurationSeconds", str(seconds), 3)
+    if edit is None:
+        return None
+    return Fix(f"set Timeout.AttemptDurationSeconds: {seconds} ({why})", False, (edit,))
 
 
 #: where a Kubernetes launcher's wall-clock limit goes (the mapping under the object)
