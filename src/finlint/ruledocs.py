@@ -33,6 +33,16 @@ def severity_cases(policy: Policy) -> list[str]:
     return [*out, f"{policy.severity} otherwise"]
 
 
+def fix_text(policy: Policy) -> str | None:
+    """What ``finlint fix`` does for the rule (its fix function's docstring), None: no fix."""
+    from finlint.rules import registry
+
+    rule = registry().rules.get(policy.id) if policy.builtin else None
+    if rule is None or rule.fix is None:
+        return None
+    return " ".join((rule.fix.__doc__ or "a fix").split())
+
+
 def rule_text(policy: Policy) -> str:
     """Plain text for the terminal: headings, prose, indented examples."""
     lines = [f"{policy.id} {policy.name} [{policy.severity_label()}]", "", policy.summary, ""]
@@ -43,8 +53,12 @@ def rule_text(policy: Policy) -> str:
         lines += ["## Severity", *(f"- {c}" for c in severity_cases(policy)), ""]
     if policy.params:
         lines += ["## Options", *(f"- {k}: {json.dumps(v)}" for k, v in policy.params.items()), ""]
+    fix = fix_text(policy)
+    lines += ["## Fix (finlint fix)", fix or "none: edit the source by hand (see What to do instead)", ""]
     for ex in policy.examples:
         lines += [f"## {_example_title(ex)}", "", *("    " + c for c in ex.code.splitlines()), ""]
+        if ex.fixed is not None:
+            lines += ["After `finlint fix`:", "", *("    " + c for c in ex.fixed.splitlines()), ""]
     refs = policy.docs.get("references") or []
     if refs:
         lines += ["## References", *(f"- {r}" for r in refs)]

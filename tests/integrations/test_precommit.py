@@ -108,7 +108,9 @@ def run(root: Path, *args: str) -> tuple[int, str, float]:
 
 def test_hooks_file_shape() -> None:
     hooks = {h["id"]: h for h in yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text("utf-8"))}
-    assert set(hooks) == {"finlint", "finlint-diff"}
+    assert set(hooks) == {"finlint", "finlint-diff", "finlint-fix"}
+    assert hooks["finlint-fix"]["entry"] == "finlint fix --exit-non-zero-on-fix --"
+    assert hooks["finlint-fix"]["files"] == hooks["finlint"]["files"]
     assert hooks["finlint"]["language"] == "python" and hooks["finlint"]["entry"] == "finlint scan --"
     assert hooks["finlint"].get("pass_filenames", True) is True
     import re
@@ -216,3 +218,31 @@ def test_finlint_hook_catches_a_finding_that_depends_on_unchanged_files(
     assert "apps/job.yaml:11: FIN401 [medium]" in out
     assert "linked through changed file platform/classes.yaml" in out
     assert "context: 2 more file(s) read from the repository" in out
+
+
+SDK_BAD = """from sagemaker.pytorch import PyTorch
+
+estimator = PyTorch(
+    entry_point="train.py",  # the comment stays
+    instance_type="ml.g5.12xlarge",
+    instance_count=1,
+)
+"""
+
+
+def test_fix_hook_applies_safe_fixes_and_fails_when_it_changed_a_file(
+    tmp_path: Path, hook_repo: tuple[Path, str]
+) -> None:
+    root = project(tmp_path, hook_repo, "finlint-fix")
+    (root / "launch.py").write_text(SDK_BAD, encoding="utf-8")
+    (root / "job.sbatch").write_text("#!/bin/bash\n#SBATCH --nodes=2\nsrun train.py\n", encoding="utf-8")
+    git(root, "add", "-A")
+    code, out, _ = run(root, "--all-files")
+    assert code == 1, out
+    fixed = (root / "launch.py").read_text("utf-8")
+    assert fixed == SDK_BAD.replace("instance_count=1,\n", "instance_count=1,\n    max_run=86400,\n")
+    # the Slurm fix is unsafe (a new limit): the hook never applies it
+    assert (root / "job.sbatch").read_text("utf-8") == "#!/bin/bash\n#SBATCH --nodes=2\nsrun train.py\n"
+    git(root, "add", "-A")
+    code, out, _ = run(root, "--all-files")
+    assert code == 0, out

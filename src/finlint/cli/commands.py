@@ -170,6 +170,32 @@ def scan(**params: Any) -> None:
     sys.exit(code)
 
 
+@main.command("fix")
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path, exists=True))
+@selection_options
+@click.option(
+    "--usage-file",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Usage assumptions: expected_runtime_hours sets the value of unsafe runtime fixes.",
+)
+@config_option
+@click.option("--unsafe-fixes", is_flag=True, help="Also apply fixes that change behaviour (a new limit).")
+@click.option("--diff", is_flag=True, help="Print a unified diff of the fixes and change nothing.")
+@click.option(
+    "--exit-non-zero-on-fix", is_flag=True, help="Exit 1 when a file was changed (the pre-commit hook)."
+)
+def fix_cmd(**params: Any) -> None:
+    """Apply the rules' fixes to PATHS (default: .): safe ones, with --unsafe-fixes all.
+
+    Every fix is re-linted before it is offered: the finding is gone and nothing new appears.
+    """
+    from finlint.cli import fix
+
+    with _usage_errors():
+        code = fix.run(**params)
+    sys.exit(code)
+
+
 @main.command("diff", cls=PairedCommand)
 @click.argument("base_ref")
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path, exists=True))

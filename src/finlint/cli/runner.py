@@ -20,6 +20,8 @@ from finlint.errors import ReportWriteError, UsageError
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 EXIT_INTERRUPTED = 130  # 128 + SIGINT
+#: reports that carry ``Finding.fix`` (the reviewer's suggested edits): `scan` offers fixes for them
+FIX_FORMATS = frozenset({"json", "sarif", "markdown", "github", "gitlab", "auto"})
 
 split_selectors = selector.split
 
@@ -315,6 +317,10 @@ def scan(
     )
     run.options.context = not no_context
     result = cost_guard(lambda: with_progress(run.options, lambda: lint(run.options, run.policies)))
+    if any(fmt in FIX_FORMATS for fmt, _ in targets):
+        from finlint.fixes import offer_fixes
+
+        offer_fixes(result.findings, run.options)
     comparison = None
     known = baseline or (run.config.baseline if write_baseline is None else None)
     if write_baseline is not None or known is not None:

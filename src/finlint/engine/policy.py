@@ -49,6 +49,7 @@ EXAMPLE_KEYS = {
     "params",
     "description",
     "severity",
+    "fixed",
 }
 SEVERITY_CASE_KEYS = {"when", "severity"}
 COMBINATORS = {"all", "any", "not"}
@@ -82,6 +83,7 @@ class Example:
     params: dict[str, Any]
     line: int  # where the example starts in the policy file
     severity: str | None = None  # the severity a fail example's findings must have
+    fixed: str | None = None  # a fail example's code after `finlint fix --unsafe-fixes`
 
 
 @dataclass(frozen=True)
@@ -410,7 +412,18 @@ def _load_example(file: str, raw: Any, index: int) -> Example:
         params=dict(raw.get("params") or {}),
         line=line,
         severity=None if severity is None else str(severity),
+        fixed=_fixed(file, line, index, raw),
     )
+
+
+def _fixed(file: str, line: int, index: int, raw: dict[str, Any]) -> str | None:
+    """A fail example's ``fixed:`` text (what its fix makes of ``code``)."""
+    fixed = raw.get("fixed")
+    if fixed is None:
+        return None
+    if raw["kind"] != "fail" or not isinstance(fixed, str):
+        raise PolicyError(file, line, f"example {index}: fixed is the text of a fail example after its fix")
+    return fixed
 
 
 def _field_names(kind: str) -> set[str]:

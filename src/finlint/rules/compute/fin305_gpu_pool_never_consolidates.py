@@ -10,11 +10,12 @@ node count 22 %), on the pool model of ``finlint cost``.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from finlint.cost.common import CostContext, brief_text, num, price_note, quote_json, usd
 from finlint.engine.facts import Evidence
-from finlint.finding import Cost, Finding
+from finlint.finding import Cost, Finding, Fix
 from finlint.ir import ComputePool, Record, Unknown, is_unknown
 from finlint.rules.base import Rule
 from finlint.rules.compute.gpu_pools import PoolTypes, gpu_types, listed, pool_type_prices
@@ -105,4 +106,30 @@ def price_idle_node(finding: Finding, ctx: CostContext) -> Cost:
     return Cost(month, None, KIND, basis, assumptions, brief=brief)
 
 
-RULE = Rule("FIN305", facts=(pool_never_consolidates,), cost_model="idle-gpu-node", price=price_idle_node)
+#: what an unsafe fix writes over ``consolidateAfter: Never``: the one idle hour finlint's usage
+#: defaults price (``idle_hours_after_job``), so a node idle that long is consolidated
+FIX_CONSOLIDATE_AFTER = "1h"
+
+
+def fix(finding: Finding, text: str, usage: Mapping[str, Any]) -> Fix | None:
+    """NodePool ``consolidateAfter: Never`` becomes ``1h`` (unsafe: Karpenter then removes GPU
+    nodes idle for an hour); the other cases (budgets, Provisioners) need a person."""
+    from finlint.textedit import yaml_set_key
+
+    pool = finding.record
+    if not isinstance(pool, ComputePool) or not finding.file.endswith((".yaml", ".yml")):
+        return None
+    edit = yaml_set_key(
+        finding.file, text, pool.location.line, ("spec", "disruption"), "consolidateAfter",
+        FIX_CONSOLIDATE_AFTER, keep_quotes=True,
+    )  # fmt: skip
+    if edit is None or edit.start_line != finding.line or edit.start_col == edit.end_col:  # another cause
+        return None
+    return Fix(
+        f"set consolidateAfter: {FIX_CONSOLIDATE_AFTER} (idle GPU nodes are consolidated)", False, (edit,)
+    )
+
+
+RULE = Rule(
+    "FIN305", facts=(pool_never_consolidates,), cost_model="idle-gpu-node", price=price_idle_node, fix=fix
+)

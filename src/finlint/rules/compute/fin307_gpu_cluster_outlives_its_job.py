@@ -18,6 +18,7 @@ basis states the hours assumed.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,7 +34,7 @@ from finlint.cost.common import (
     usd,
 )
 from finlint.engine.facts import Evidence
-from finlint.finding import Cost, Finding
+from finlint.finding import Cost, Finding, Fix
 from finlint.ir import Record, TrainingJob, Unknown
 from finlint.rules.base import Rule
 
@@ -122,4 +123,23 @@ def price(finding: Finding, ctx: CostContext) -> Cost:
     return Cost(monthly, per_run, KIND, basis, assumptions, brief=brief)
 
 
-RULE = Rule("FIN307", facts=(gpu_cluster_outlives_its_job,), cost_model="ray-idle-cluster", price=price)
+def fix(finding: Finding, text: str, usage: Mapping[str, Any]) -> Fix | None:
+    """``shutdownAfterJobFinishes: true`` on the RayJob (unsafe: the cluster is deleted when the
+    job ends, so its logs go with it unless ``ttlSecondsAfterFinished`` keeps them a while)."""
+    from finlint.textedit import yaml_set_key
+
+    if finding.record is None or not finding.file.endswith((".yaml", ".yml")):
+        return None
+    edit = yaml_set_key(
+        finding.file, text, finding.record.location.line, ("spec",), "shutdownAfterJobFinishes", "true"
+    )
+    if edit is None:
+        return None
+    return Fix(
+        "set shutdownAfterJobFinishes: true (KubeRay deletes the cluster when the job ends)", False, (edit,)
+    )
+
+
+RULE = Rule(
+    "FIN307", facts=(gpu_cluster_outlives_its_job,), cost_model="ray-idle-cluster", price=price, fix=fix
+)

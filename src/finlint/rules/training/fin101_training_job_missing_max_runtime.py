@@ -16,6 +16,7 @@ On-Demand x (1 - spot_discount): a stuck spot job bills spot prices.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from finlint.cost.common import (
@@ -32,7 +33,7 @@ from finlint.cost.common import (
     usd,
 )
 from finlint.domain.sagemaker import NO_CAP
-from finlint.finding import Cost, Finding
+from finlint.finding import Cost, Finding, Fix
 from finlint.ir import (
     UNCAPPED_LAUNCHERS,
     Record,
@@ -222,4 +223,110 @@ def _exposure(job: TrainingJob, itype: str, n: int, ctx: CostContext) -> Cost:
     return Cost(monthly, per_run, KIND, basis, assumptions, brief=brief)
 
 
-RULE = Rule("FIN101", facts=(max_runtime_default_text,), cost_model="runaway-runtime", price=price)
+#: an unsafe fix's cap: the usage file's expected_runtime_hours x this margin, else the default below
+FIX_MARGIN = 1.5
+FIX_DEFAULT_HOURS = 24  # the SageMaker API/SDK v2 default cap, written down where none applies
+_SDK_KEYWORD = {"sdk-estimator": "max_run", "sdk-remote": "max_runtime_in_seconds"}
+
+
+def _fix_hours(usage: Mapping[str, Any]) -> tuple[float, str]:
+    """The cap an unsafe fix writes, and where it came from."""
+    expected = usage.get("expected_runtime_hours")
+    if isinstance(expected, (int, float)) and expected > 0:
+        return float(
+            expected
+        ) * FIX_MARGIN, f"expected_runtime_hours {num(float(expected))} x {FIX_MARGIN} margin"
+    return float(
+        FIX_DEFAULT_HOURS
+    ), f"the {FIX_DEFAULT_HOURS} h SageMaker default, no expected_runtime_hours given"
+
+
+def fix(finding: Finding, text: str, usage: Mapping[str, Any]) -> Fix | None:
+    """SDK launchers: write down the default cap that applies today (safe). Slurm scripts
+    (``#SBATCH --time``), Kubeflow, KubeRay and GPU ``batch/v1`` jobs (``activeDeadlineSeconds``) and
+    CloudFormation YAML Batch job definitions (``Timeout.AttemptDurationSeconds``):
+    unsafe, no cap applies today; the value is the usage file's expected_runtime_hours x 1.5, else 24 h."""
+    from finlint.textedit import add_keyword, call_at
+
+    job = finding.record
+    if not isinstance(job, TrainingJob) or job.max_runtime_s is not None:
+        return None
+    if job.launcher in _SDK_KEYWORD and finding.file.endswith(".py"):
+        call = call_at(text, job.location.line)
+        keyword = _SDK_KEYWORD[job.launcher]
+        edit = call and add_keyword(finding.file, text, call, f"{keyword}=86400")
+        if not edit:
+            return None
+        return Fix(f"write down the 24 h default that applies today: {keyword}=86400", True, (edit,))
+    if job.launcher == "slurm-sbatch":
+        return _slurm_fix(finding, text, usage)
+    if job.launcher == "aws-batch" and job.source_format == "cloudformation":
+        return _batch_cloudformation_fix(finding, text, usage)
+    if job.launcher in _K8S_DEADLINE and finding.file.endswith((".yaml", ".yml")):
+        return _kubernetes_fix(finding, text, usage, _K8S_DEADLINE[job.launcher])
+    return None
+
+
+def _batch_cloudformation_fix(finding: Finding, text: str, usage: Mapping[str, Any]) -> Fix | None:
+    """``Timeout: AttemptDurationSeconds`` on an ``AWS::Batch::JobDefinition`` in a YAML template
+    (unsafe: AWS Batch sets no default; a JSON template is left alone)."""
+    from finlint.textedit import yaml_add_key
+
+    job = finding.record
+    if job is None or not job.address:
+        return None
+    hours, why = _fix_hours(usage)
+    seconds = round(hours * 3600)
+    path = ("Resources", job.address, "Properties", "Timeout")  # a template's address: the logical id
+    edit = yaml_add_key(finding.file, text, finding.line, path, "AttemptDurationSeconds", str(seconds), 3)
+    if edit is None:
+        return None
+    return Fix(f"set Timeout.AttemptDurationSeconds: {seconds} ({why})", False, (edit,))
+
+
+#: where a Kubernetes launcher's wall-clock limit goes (the mapping under the object)
+_K8S_DEADLINE = {
+    "kubeflow-training-operator": ("spec", "runPolicy"),
+    "kuberay": ("spec",),
+    "kubernetes-job": ("spec",),
+}
+
+
+def _kubernetes_fix(
+    finding: Finding, text: str, usage: Mapping[str, Any], path: tuple[str, ...]
+) -> Fix | None:
+    """``activeDeadlineSeconds`` in the object's own YAML (unsafe: no limit applies today)."""
+    from finlint.textedit import yaml_add_key
+
+    hours, why = _fix_hours(usage)
+    seconds = round(hours * 3600)
+    edit = yaml_add_key(finding.file, text, finding.line, path, "activeDeadlineSeconds", str(seconds))
+    if edit is None:
+        return None
+    where = ".".join((*path, "activeDeadlineSeconds"))
+    return Fix(f"set {where}: {seconds} ({why})", False, (edit,))
+
+
+def _slurm_fix(finding: Finding, text: str, usage: Mapping[str, Any]) -> Fix | None:
+    """``#SBATCH --time`` after the last directive before the first command (sbatch reads no further)."""
+    from finlint.textedit import insert_line_after
+
+    lines = text.splitlines()
+    start = finding.line
+    if not 1 <= start <= len(lines) or not lines[start - 1].startswith("#SBATCH"):
+        return None
+    last = start
+    for number in range(start, len(lines) + 1):
+        stripped = lines[number - 1].strip()
+        if stripped and not stripped.startswith("#"):
+            break
+        if lines[number - 1].startswith("#SBATCH"):
+            last = number
+    hours, why = _fix_hours(usage)
+    minutes = max(1, round(hours * 60))
+    value = f"{minutes // 1440}-{minutes % 1440 // 60:02d}:{minutes % 60:02d}:00"
+    edit = insert_line_after(finding.file, text, last, f"#SBATCH --time={value}")
+    return Fix(f"add #SBATCH --time={value} ({why})", False, (edit,))
+
+
+RULE = Rule("FIN101", facts=(max_runtime_default_text,), cost_model="runaway-runtime", price=price, fix=fix)

@@ -1,0 +1,223 @@
+"""Minimal text edits in each format's own syntax: spans located from the parser's own positions
+(Python's ``ast``), so a fix touches only what it changes and keeps comments and layout."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from finlint.finding import TextEdit
+
+if TYPE_CHECKING:  # imported where used: rule modules load on every scan, fixes only for `fix`
+    import ast
+
+
+def apply_edits(text: str, edits: tuple[TextEdit, ...] | list[TextEdit]) -> str:
+    """``text`` with ``edits`` applied (last first, so earlier positions stay valid).
+    Raises ValueError on an edit outside the text or edits that overlap."""
+    lines = text.splitlines(keepends=True)
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line))
+
+    def offset(line: int, col: int) -> int:
+        if not 1 <= line <= len(lines) + 1:
+            raise ValueError(f"line {line} outside the file")
+        base = starts[line - 1]
+        width = len(lines[line - 1].rstrip("\r\n")) if line <= len(lines) else 0
+        if not 0 <= col <= width:
+            raise ValueError(f"column {col} outside line {line}")
+        return base + col
+
+    spans = sorted(
+        ((offset(e.start_line, e.start_col), offset(e.end_line, e.end_col), e.new_text) for e in edits),
+        reverse=True,
+    )
+    out = text
+    previous_start: int | None = None
+    for start, end, new in spans:
+        if end < start or (previous_start is not None and end > previous_start):
+            raise ValueError("fix edits overlap")
+        out = out[:start] + new + out[end:]
+        previous_start = start
+    return out
+
+
+def unified_diff(path: str, before: str, after: str) -> str:
+    """A ``git diff``-style unified diff of one file."""
+    import difflib
+
+    return "".join(
+        difflib.unified_diff(
+            before.splitlines(keepends=True), after.splitlines(keepends=True), f"a/{path}", f"b/{path}"
+        )
+    )
+
+
+def _eol(text: str) -> str:
+    """The file's own line ending, so an inserted line matches its neighbours."""
+    return "\r\n" if "\r\n" in text else "\n"
+
+
+def _char_col(line_text: str, byte_col: int) -> int:
+    """``ast`` columns are UTF-8 byte offsets; a TextEdit counts characters."""
+    return len(line_text.encode("utf-8")[:byte_col].decode("utf-8", "replace"))
+
+
+def call_at(text: str, line: int) -> ast.Call | None:
+    """The outermost call that starts on ``line`` (an SDK launcher record's line), if one does."""
+    import ast
+
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+    best: ast.Call | None = None
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call) or node.lineno != line:
+            continue
+        if best is None or (node.end_lineno or 0, node.end_col_offset or 0) > (
+            best.end_lineno or 0,
+            best.end_col_offset or 0,
+        ):
+            best = node
+    return best
+
+
+def add_keyword(file: str, text: str, call: ast.Call, source: str) -> TextEdit | None:
+    """Insert ``source`` (``name=value``) as the call's last keyword argument, in the call's own
+    layout: on its own line with the other arguments' indentation when the call spans lines, else
+    after the last argument. None for a call with ``**kwargs`` (the key may be there already)."""
+    if any(k.arg is None for k in call.keywords):
+        return None
+    lines = text.splitlines()
+    args: list[ast.expr | ast.keyword] = [*call.args, *call.keywords]
+    end_line, end_byte = call.end_lineno or call.lineno, (call.end_col_offset or 1) - 1  # the ")"
+    close_col = _char_col(lines[end_line - 1], end_byte)
+    if not args:
+        return TextEdit(file, end_line, close_col, end_line, close_col, source)
+    last = max(args, key=lambda a: (a.end_lineno or 0, a.end_col_offset or 0))
+    last_line = last.end_lineno or last.lineno
+    last_col = _char_col(lines[last_line - 1], last.end_col_offset or 0)
+    between = "\n".join([lines[last_line - 1][last_col:], *lines[last_line:end_line]])
+    trailing_comma = between.lstrip().startswith(",")
+    first = args[0]
+    if first.lineno != call.lineno and end_line > last_line:  # one argument per line
+        indent = lines[first.lineno - 1][
+            : len(lines[first.lineno - 1]) - len(lines[first.lineno - 1].lstrip())
+        ]
+        if trailing_comma:  # a new line before the ")" line
+            col = len(lines[end_line - 1]) - len(lines[end_line - 1].lstrip())
+            if col != close_col:
+                return None
+            return TextEdit(file, end_line, 0, end_line, 0, f"{indent}{source},{_eol(text)}")
+        return TextEdit(file, last_line, last_col, last_line, last_col, f",{_eol(text)}{indent}{source}")
+    if trailing_comma:
+        return TextEdit(file, end_line, close_col, end_line, close_col, f" {source}")
+    return TextEdit(file, last_line, last_col, last_line, last_col, f", {source}")
+
+
+def insert_line_after(file: str, text: str, line: int, new_line: str) -> TextEdit:
+    """Insert ``new_line`` (no newline) as a whole line after 1-based ``line``."""
+    lines = text.splitlines(keepends=True)
+    eol = _eol(text)
+    if line < len(lines) or lines[-1].endswith("\n"):
+        return TextEdit(file, line + 1, 0, line + 1, 0, new_line + eol)
+    end = len(lines[-1])
+    return TextEdit(file, line, end, line, end, eol + new_line)
+
+
+def yaml_add_key(
+    file: str, text: str, line: int, path: tuple[str, ...], key: str, value: str, must_exist: int = 1
+) -> TextEdit | None:
+    """Insert ``key: value`` into the block mapping at ``path`` of the YAML document holding
+    1-based ``line``, as that mapping's first entry, at its indentation (missing mappings on the
+    path after its first ``must_exist`` are created). None when the document does not parse, a
+    mapping on the path is missing or in flow style, or ``key`` is there already: such files are
+    left to a person."""
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    try:
+        documents = list(yaml.compose_all(text, Loader=loader))
+    except yaml.YAMLError:
+        return None
+    lines = text.splitlines()
+    for root in documents:
+        if root is None or not root.start_mark.line <= line - 1 <= root.end_mark.line:
+            continue
+        node, depth = root, 0
+        while depth < len(path):
+            child = _yaml_child(node, path[depth])
+            if child is None:
+                break
+            node, depth = child, depth + 1
+        if depth < must_exist or not isinstance(node, yaml.MappingNode) or node.flow_style or not node.value:
+            return None
+        if depth == len(path) and _yaml_child(node, key) is not None:
+            return None
+        first = node.value[0][0]
+        col, at = first.start_mark.column, first.start_mark.line
+        if lines[at][:col].strip():
+            return None
+        step = _yaml_step(node, col)
+        block = [*path[depth:], key]
+        out = [f"{' ' * (col + i * step)}{name}:" for i, name in enumerate(block)]
+        out[-1] += f" {value}"
+        return TextEdit(file, at + 1, 0, at + 1, 0, _eol(text).join(out) + _eol(text))
+    return None
+
+
+def _yaml_child(node: Any, key: str) -> Any:
+    """The value node of ``key`` in a mapping node (None: not a mapping, or no such key)."""
+    import yaml
+
+    if not isinstance(node, yaml.MappingNode):
+        return None
+    for k, v in node.value:
+        if isinstance(k, yaml.ScalarNode) and k.value == key:
+            return v
+    return None
+
+
+def _yaml_step(node: Any, col: int) -> int:
+    """The file's indentation step: how far a nested mapping sits inside this one (2 if none)."""
+    import yaml
+
+    assert isinstance(node, yaml.MappingNode)
+    for _, v in node.value:
+        if isinstance(v, yaml.MappingNode) and not v.flow_style and v.value:
+            step = int(v.value[0][0].start_mark.column) - col
+            if step > 0:
+                return step
+    return 2
+
+
+def yaml_set_key(
+    file: str, text: str, line: int, path: tuple[str, ...], key: str, value: str, keep_quotes: bool = False
+) -> TextEdit | None:
+    """``key: value`` in the block mapping at ``path``: the existing one-line scalar's span
+    replaced (a comment after it kept; with ``keep_quotes`` a quoted string stays quoted the
+    same way), else the key added (:func:`yaml_add_key`)."""
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    try:
+        documents = list(yaml.compose_all(text, Loader=loader))
+    except yaml.YAMLError:
+        return None
+    for root in documents:
+        if root is None or not root.start_mark.line <= line - 1 <= root.end_mark.line:
+            continue
+        node: Any = root
+        for name in path:
+            node = _yaml_child(node, name)
+        current = _yaml_child(node, key)
+        if current is None:
+            return yaml_add_key(file, text, line, path, key, value)
+        if not isinstance(current, yaml.ScalarNode) or current.start_mark.line != current.end_mark.line:
+            return None
+        at = current.start_mark.line + 1
+        if keep_quotes and current.style in ("'", '"'):
+            value = f"{current.style}{value}{current.style}"
+        return TextEdit(file, at, current.start_mark.column, at, current.end_mark.column, value)
+    return None
