@@ -203,7 +203,7 @@ def findings_table(table_id: str, caption: str, findings: list[Finding], new: se
                 Cell(badge(f.severity), f"{len(SEVERITIES) - severity_rank(f.severity)} {f.severity}"),
                 Cell(f'{esc(f.rule_id)}<br><code class="rule">{esc(f.rule)}</code>', f.rule_id),
                 Cell(f"<code>{esc(f.resource)}</code>", f.resource),
-                Cell(f'<span class="loc">{esc(f.file)}:{f.line}</span>', f"{f.file}\x00{f.line:09d}"),
+                Cell(f'<span class="loc">{esc(f.file)}:{f.line}</span>', f"{f.file} {f.line:09d}"),
                 _cost_cell(f),
                 Cell(f'<span class="kind-{esc(kind)}">{esc(kind or "–")}</span>', kind),
                 _message_cell(f, id(f) in new),

@@ -97,7 +97,7 @@ def _row(i: LineItem) -> list[Cell]:
     return [
         Cell(f"<code>{esc(i.resource)}</code>", i.resource),
         Cell(esc(group(i)), group(i)),
-        Cell(f'<span class="loc">{esc(i.file)}:{i.line}</span>', f"{i.file}\x00{i.line:09d}"),
+        Cell(f'<span class="loc">{esc(i.file)}:{i.line}</span>', f"{i.file} {i.line:09d}"),
         Cell(esc(usd(i.monthly_usd)) if i.monthly_usd is not None else "not priced", i.monthly_usd or -1.0),
         Cell(esc(usd(i.per_run_usd)) if i.per_run_usd is not None else "–", i.per_run_usd or -1.0),
         Cell(f'<span class="kind-{esc(estimate)}">{esc(estimate)}</span>', estimate),
