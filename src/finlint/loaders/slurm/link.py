@@ -15,7 +15,7 @@ configuration's first queue, Slurm's default partition.
 from __future__ import annotations
 
 import posixpath
-from typing import Any
+from typing import Any, Callable
 
 from finlint import ir
 from finlint.ir import ComputePool, TrainingJob, Unknown
@@ -75,13 +75,21 @@ def _derived(job: TrainingJob, name: str) -> bool:
     return isinstance(value, Unknown) and "not in the scan" in value.reason
 
 
-def link_partitions(records: list[ir.Record]) -> list[ir.Record]:
-    pools = [r for r in records if isinstance(r, ComputePool) and r.pool_kind == POOL_KIND]
-    if not pools:
-        return records
+def _pools_by_config(
+    records: list[ir.Record], keep: Callable[[ComputePool], bool]
+) -> dict[str, list[ComputePool]]:
+    """The ParallelCluster pools ``keep`` accepts, by the configuration file that defines them."""
     by_config: dict[str, list[ComputePool]] = {}
-    for pool in pools:
-        by_config.setdefault(pool.location.file, []).append(pool)
+    for record in records:
+        if isinstance(record, ComputePool) and keep(record):
+            by_config.setdefault(record.location.file, []).append(record)
+    return by_config
+
+
+def link_partitions(records: list[ir.Record]) -> list[ir.Record]:
+    by_config = _pools_by_config(records, lambda pool: pool.pool_kind == POOL_KIND)
+    if not by_config:
+        return records
     out: list[ir.Record] = []
     for record in records:
         if isinstance(record, TrainingJob) and record.launcher == LAUNCHER and record.instance_type is None:
@@ -151,12 +159,9 @@ def link_shared_storage(records: list[ir.Record]) -> list[ir.Record]:
     """A Slurm script's job gets the ``SharedStorage`` mounts of the nearest ParallelCluster
     configuration (the same one its partition links to), so a checkpoint path is checked
     against them."""
-    pools = [r for r in records if isinstance(r, ComputePool) and r.shared_mounts]
-    if not pools:
+    by_config = _pools_by_config(records, lambda pool: bool(pool.shared_mounts))
+    if not by_config:
         return records
-    by_config: dict[str, list[ComputePool]] = {}
-    for pool in pools:
-        by_config.setdefault(pool.location.file, []).append(pool)
     out: list[ir.Record] = []
     for record in records:
         if (
