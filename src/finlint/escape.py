@@ -61,3 +61,10 @@ def markdown_code(value: Any) -> str:
     (it would end the span), no pipe (it would split a table cell)."""
     text = clean(value).replace("`", "'").replace("|", "\\|")
     return f"`{text}`"
+
+
+def code_fence(lines: list[str], info: str) -> list[str]:
+    """A fenced Markdown block no content line can close: longer than any backtick run in it."""
+    longest = max((len(m) for line in lines for m in re.findall(r"`+", line)), default=0)
+    ticks = "`" * max(3, longest + 1)
+    return [ticks + info, *lines, ticks]

@@ -42,6 +42,27 @@ def apply_edits(text: str, edits: tuple[TextEdit, ...] | list[TextEdit]) -> str:
     return out
 
 
+def whole_lines(lines: list[str], edits: list[TextEdit]) -> tuple[int, list[str], list[str]] | None:
+    """``(first line, old lines, new lines)`` of the whole lines ``edits`` touch in ``lines`` (one
+    file split at ``\\n``): what a review suggestion or a diff block replaces. None when an edit
+    does not fit the lines (the file changed since the report)."""
+    if not edits:
+        return None
+    first, last = min(e.start_line for e in edits), max(e.end_line for e in edits)
+    if not 1 <= first <= last <= len(lines):
+        return None
+    old = lines[first - 1 : last]
+    shifted = [
+        TextEdit(e.file, e.start_line - first + 1, e.start_col, e.end_line - first + 1, e.end_col, e.new_text)
+        for e in edits
+    ]
+    try:
+        new = apply_edits("\n".join(old), shifted)
+    except ValueError:
+        return None
+    return first, old, new.split("\n")
+
+
 def unified_diff(path: str, before: str, after: str) -> str:
     """A ``git diff``-style unified diff of one file."""
     import difflib

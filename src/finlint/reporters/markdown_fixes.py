@@ -9,11 +9,12 @@ each line is made printable and the fence is longer than any backtick run in the
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from finlint import escape
+from finlint.escape import code_fence
 from finlint.finding import Finding, TextEdit
+from finlint.textedit import whole_lines
 from finlint.untrusted import read_bytes
 
 MAX_FIXES = 20  # a PR comment holds 65,536 characters
@@ -28,13 +29,6 @@ def _line(text: str) -> str:
     return "\t".join(escape.clean(part) for part in text.split("\t"))
 
 
-def fence(lines: list[str], info: str) -> list[str]:
-    """A fenced block no content line can close: longer than any backtick run in it."""
-    longest = max((len(m) for line in lines for m in re.findall(r"`+", line)), default=0)
-    ticks = "`" * max(3, longest + 1)
-    return [ticks + info, *lines, ticks]
-
-
 def _source(file: str) -> list[str] | None:
     """The scanned file's lines as it is now, or None when it cannot be read as UTF-8."""
     data = read_bytes(Path(file), MAX_FILE_BYTES)
@@ -46,40 +40,17 @@ def _source(file: str) -> list[str] | None:
         return None
 
 
-def _fits(lines: list[str], edits: list[TextEdit]) -> bool:
-    return all(
-        1 <= e.start_line <= e.end_line <= len(lines)
-        and (e.start_line, e.start_col) <= (e.end_line, e.end_col)
-        and e.start_col <= len(lines[e.start_line - 1])
-        and e.end_col <= len(lines[e.end_line - 1])
-        for e in edits
-    )
-
-
-def _apply(lines: list[str], edits: list[TextEdit]) -> tuple[int, list[str], list[str]]:
-    """(first line, old lines, new lines) of the whole lines the edits touch."""
-    first, last = edits[0].start_line, max(e.end_line for e in edits)
-    old = lines[first - 1 : last]
-    text = "\n".join(old)
-    offsets = [0]
-    for line in old[:-1]:
-        offsets.append(offsets[-1] + len(line) + 1)
-    for e in reversed(edits):  # edits never overlap; last-first keeps earlier offsets valid
-        start = offsets[e.start_line - first] + e.start_col
-        end = offsets[e.end_line - first] + e.end_col
-        text = text[:start] + e.new_text + text[end:]
-    return first, [line.rstrip("\r") for line in old], [line.rstrip("\r") for line in text.split("\n")]
-
-
 def _block(file: str, edits: list[TextEdit]) -> list[str]:
     edits = sorted(edits, key=lambda e: (e.start_line, e.start_col))
     lines = _source(file)
-    if lines is None or not _fits(lines, edits):
+    touched = whole_lines(lines, edits) if lines is not None else None
+    if touched is None:
         span = f"{edits[0].start_line}–{max(e.end_line for e in edits)}"
         new = "".join(e.new_text for e in edits).split("\n")
         note = f"The file cannot be read here or changed since the scan; the new text for lines {span}:"
-        return [note, "", *fence([_line(x) for x in new[:MAX_BLOCK_LINES]], "")]
-    first, old, new = _apply(lines, edits)
+        return [note, "", *code_fence([_line(x) for x in new[:MAX_BLOCK_LINES]], "")]
+    first, old_lines, new_lines = touched
+    old, new = [x.rstrip("\r") for x in old_lines], [x.rstrip("\r") for x in new_lines]
     head = 0  # lines the edits touch but leave as they were: context, not removed and added
     while head < min(len(old), len(new)) - 1 and old[head] == new[head]:
         head += 1
@@ -93,7 +64,7 @@ def _block(file: str, edits: list[TextEdit]) -> list[str]:
     body += [" " + _line(x) for x in old[len(old) - tail :]]
     if len(body) > MAX_BLOCK_LINES + 1:
         body = [*body[: MAX_BLOCK_LINES + 1], " …"]
-    return fence(body, "diff")
+    return code_fence(body, "diff")
 
 
 def _entry(f: Finding) -> list[str]:

@@ -14,7 +14,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from finlint.escape import code_fence
 from finlint.finding import Fix, fix_from_json
+from finlint.textedit import whole_lines
 from finlint.untrusted import read_bytes
 
 MAX_FILE_BYTES = 4 * 1024 * 1024
@@ -109,27 +111,17 @@ def to_suggestions(fixable: Fixable, root: Path) -> list[Suggestion]:
         lines = _lines(root, file)
         if lines is None:
             return []
-        edits = sorted(
-            (e for e in fixable.fix.edits if e.file == file), key=lambda e: (e.start_line, e.start_col)
-        )
-        first, last = edits[0].start_line, max(e.end_line for e in edits)
-        if last > len(lines) or any(
-            e.start_col > len(lines[e.start_line - 1]) or e.end_col > len(lines[e.end_line - 1])
-            for e in edits
-        ):
+        span = whole_lines(lines, [e for e in fixable.fix.edits if e.file == file])
+        if span is None:
             return []
-        text = "\n".join(lines[first - 1 : last])
-        offsets = [sum(len(x) + 1 for x in lines[first - 1 : i - 1]) for i in range(first, last + 1)]
-        for e in reversed(edits):  # edits never overlap; last-first keeps earlier offsets valid
-            start = offsets[e.start_line - first] + e.start_col
-            end = offsets[e.end_line - first] + e.end_col
-            text = text[:start] + e.new_text + text[end:]
+        first, old, new = span
+        last = first + len(old) - 1
         out.append(
             Suggestion(
                 file,
                 first,
                 last,
-                tuple(text.split("\n")),
+                tuple(new),
                 fixable.rule_id,
                 fixable.message,
                 fixable.fix.description,
@@ -140,10 +132,7 @@ def to_suggestions(fixable: Fixable, root: Path) -> list[Suggestion]:
 
 def fence(lines: tuple[str, ...], info: str) -> str:
     """A fenced block longer than any backtick run in the content (it cannot close early)."""
-    content = "\n".join(lines)
-    longest = max((len(m) for m in re.findall(r"`+", content)), default=0)
-    ticks = "`" * max(3, longest + 1)
-    return f"{ticks}{info}\n{content}\n{ticks}"
+    return "\n".join(code_fence(list(lines), info))
 
 
 def body(s: Suggestion, info: str = "suggestion") -> str:
