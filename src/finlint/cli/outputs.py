@@ -16,8 +16,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from finlint.errors import UsageError
+from finlint.finding import Finding
 from finlint.post.atomic import write_file
 from finlint.reporters import ReportContext, get_reporter
+from finlint.reporters.paths import GITHUB, RepoPaths
 
 if TYPE_CHECKING:
     from finlint.result import ScanResult
@@ -92,14 +94,41 @@ def plan(
     return pairs
 
 
+def repository_paths(result: ScanResult, context: ReportContext) -> tuple[ScanResult, ReportContext]:
+    """The result with every file named relative to ``GITHUB_WORKSPACE`` (else the git root), as
+    the annotations name them: the job summary of a step with ``working-directory:`` must not
+    name ``main.tf`` where the annotation says ``infra/main.tf``."""
+    paths = RepoPaths.for_ci(GITHUB)
+    moved: dict[int, Finding] = {}
+
+    def again(findings: list[Finding]) -> list[Finding]:
+        out = []
+        for f in findings:
+            if id(f) not in moved:
+                moved[id(f)] = replace(f, file=paths(f.file))
+            out.append(moved[id(f)])
+        return out
+
+    comp = context.comparison
+    if comp is not None:
+        comp = replace(
+            comp,
+            new=again(comp.new),
+            unchanged=again(comp.unchanged),
+            fixed=[replace(e, file=paths(e.file)) for e in comp.fixed],
+        )
+    return replace(result, findings=again(result.findings)), replace(context, comparison=comp)
+
+
 def write_step_summary(result: ScanResult, context: ReportContext) -> None:
     """On GitHub Actions, the Markdown report goes to the job summary (a courtesy: never fails)."""
     path = os.environ.get("GITHUB_STEP_SUMMARY")
     if not path:
         return
+    result, context = repository_paths(result, replace(context, color=False))
     try:
         with open(path, "a", encoding="utf-8", errors="backslashreplace") as fh:
-            fh.write(get_reporter("markdown").render(result, replace(context, color=False)) + "\n")
+            fh.write(get_reporter("markdown").render(result, context) + "\n")
     except OSError:
         pass  # annotations are the report
 

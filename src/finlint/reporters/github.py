@@ -4,6 +4,9 @@ GitHub shows at most 10 annotations per level per step, so the ones that cost mo
 (dollars, then severity) and a final notice says how many were left out and what they cost.
 Suppressed and baselined findings are not annotated: they do not fail the run. When
 ``GITHUB_STEP_SUMMARY`` is set, the Markdown report is appended to the job summary too.
+``file=`` is relative to ``GITHUB_WORKSPACE`` (else the git root: :mod:`finlint.reporters.paths`),
+which is what GitHub resolves it against, so a step with ``working-directory:`` still annotates
+the file.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from finlint.budget import budget_status
 from finlint.escape import clean
 from finlint.finding import Finding
 from finlint.reporters.markdown import monthly, ranked, usd
+from finlint.reporters.paths import GITHUB, RepoPaths
 
 if TYPE_CHECKING:
     from finlint.reporters import ReportContext
@@ -35,13 +39,13 @@ def escape_property(text: str) -> str:
     return escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def annotation(f: Finding) -> str:
+def annotation(f: Finding, paths: RepoPaths | None = None) -> str:
     title = clean(f"{f.rule_id} {f.rule}")
     dollars = monthly(f)
     if dollars:
         title += f" ({usd(dollars)}/month)"
     props = [
-        f"file={escape_property(clean(f.file))}",
+        f"file={escape_property(clean(paths(f.file) if paths is not None else f.file))}",
         f"line={max(f.line, 1)}",
         f"endLine={max(f.end_line, f.line, 1)}",
         f"title={escape_property(title)}",
@@ -74,7 +78,8 @@ def select(findings: list[Finding]) -> tuple[list[Finding], list[Finding]]:
 def render(result: ScanResult, context: ReportContext) -> str:
     active = result.active()
     shown, hidden = select(active)
-    lines = [annotation(f) for f in shown]
+    paths = RepoPaths.for_ci(GITHUB)
+    lines = [annotation(f, paths) for f in shown]
     if hidden:
         cost = sum(monthly(f) for f in hidden)
         lines.append(

@@ -12,18 +12,21 @@ format; ``tests/reporters/schemas/`` vendors GitLab's own schema). Choices that 
 - the description carries the dollar figure, since GitLab shows the description only;
 - in-source suppressions are left out (they are decisions, not degradations); baselined
   findings stay in, because GitLab compares the report with the target branch's itself;
-- paths are relative to the repository (``CI_PROJECT_DIR`` when set, else the working
-  directory) with ``/`` separators and no ``./``, as GitLab links them.
+- paths are relative to the repository (``CI_PROJECT_DIR`` when set, else the git root; the
+  rule SARIF and GitHub annotations share, :mod:`finlint.reporters.paths`) with ``/``
+  separators and no ``./``, as GitLab links them.
 """
 
 from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from finlint.finding import Finding
 from finlint.reporters.markdown import ranked, usd
+from finlint.reporters.paths import GITLAB, RepoPaths
 from finlint.reporters.sarif import fingerprints
 
 if TYPE_CHECKING:
@@ -41,20 +44,12 @@ def severity(finlint_severity: str) -> str:
 def repo_path(file: str, root: str | None = None) -> str:
     """``file`` as GitLab links it: relative to the project directory, ``/``-separated.
 
-    ``root`` defaults to ``CI_PROJECT_DIR`` (set in every GitLab job), else the working
-    directory; a file outside it keeps the path the scan printed.
+    ``root`` defaults to ``CI_PROJECT_DIR`` (set in every GitLab job), else the git root; a file
+    outside it keeps the path the scan printed.
     """
-    path = file.replace("\\", "/")
-    base = root if root is not None else os.environ.get("CI_PROJECT_DIR") or os.getcwd()
-    try:
-        rel = os.path.relpath(os.path.abspath(file), os.path.abspath(base))
-    except ValueError:  # another drive on Windows
-        rel = os.pardir
-    if rel != os.pardir and not rel.startswith(os.pardir + os.sep):
-        path = rel.replace(os.sep, "/")
-    while path.startswith("./"):
-        path = path[2:]
-    return path
+    if root is not None:
+        return RepoPaths((Path(os.path.abspath(root)),), Path.cwd())(file)
+    return RepoPaths.for_ci(GITLAB)(file)
 
 
 def description(f: Finding) -> str:
@@ -67,7 +62,7 @@ def description(f: Finding) -> str:
     return text if len(text) <= MAX_DESCRIPTION else text[: MAX_DESCRIPTION - 1] + "…"
 
 
-def entry(f: Finding, fingerprint: str) -> dict[str, Any]:
+def entry(f: Finding, fingerprint: str, paths: RepoPaths | None = None) -> dict[str, Any]:
     begin = max(f.line, 1)
     return {
         "description": description(f),
@@ -75,7 +70,7 @@ def entry(f: Finding, fingerprint: str) -> dict[str, Any]:
         "fingerprint": fingerprint,
         "severity": severity(f.severity),
         "location": {
-            "path": repo_path(f.file),
+            "path": paths(f.file) if paths is not None else repo_path(f.file),
             "lines": {"begin": begin, "end": max(f.end_line, begin)},
         },
     }
@@ -84,7 +79,8 @@ def entry(f: Finding, fingerprint: str) -> dict[str, Any]:
 def as_list(result: ScanResult) -> list[dict[str, Any]]:
     reported = [f for f in result.findings if f.suppressed is None]
     digests = fingerprints(result.findings)  # over every finding: same digests as the SARIF log
-    return [entry(f, digests[id(f)]) for f in ranked(reported)]
+    paths = RepoPaths.for_ci(GITLAB)
+    return [entry(f, digests[id(f)], paths) for f in ranked(reported)]
 
 
 def render(result: ScanResult, context: ReportContext) -> str:

@@ -2,8 +2,15 @@
 
 Choices that matter to users:
 - every rule is in ``tool.driver.rules`` with its docs as ``help.markdown``; levels map
-  critical/high -> error, medium -> warning, low/info -> note. No ``security-severity``: these
-  are cost findings, and GitHub would file them as security alerts.
+  critical/high -> error, medium -> warning, low/info -> note, and ``problem.severity`` (what
+  GitHub ranks non-security alerts by) error / warning / recommendation likewise. No
+  ``security-severity``: these are cost findings, and GitHub would file them as security alerts.
+- ``fullDescription`` stays within GitHub's 1,024 characters (cut at a sentence, else a word,
+  with an ellipsis); the whole text is in ``help``.
+- paths are relative to the repository root (``GITHUB_WORKSPACE``, else the git root:
+  :mod:`finlint.reporters.paths`), which ``%SRCROOT%`` names, so a scan run in a subfolder
+  still points code scanning at files that exist; every region has a ``startColumn`` (1: the
+  loaders record lines, not columns).
 - ``partialFingerprints`` hash rule, file and resource (plus the occurrence), never the line,
   so an alert keeps its identity when unrelated lines move (checkov and Trivy omit them and
   users get duplicate alerts). We also fill ``primaryLocationLineHash`` so upload-sarif does
@@ -26,6 +33,7 @@ from finlint.budget import budget_status
 from finlint.engine import Policy
 from finlint.finding import Finding
 from finlint.reporters import sarif_fixes
+from finlint.reporters.paths import GITHUB, RepoPaths
 from finlint.ruledocs import rule_markdown
 
 if TYPE_CHECKING:
@@ -35,6 +43,15 @@ if TYPE_CHECKING:
 SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 DEFAULT_URI = "https://github.com/finlint/finlint"  # until pyproject names a Homepage
 LEVELS = {"critical": "error", "high": "error", "medium": "warning", "low": "note", "info": "note"}
+#: GitHub's ``problem.severity`` for alerts that are not security alerts
+PROBLEM_SEVERITIES = {
+    "critical": "error",
+    "high": "error",
+    "medium": "warning",
+    "low": "recommendation",
+    "info": "recommendation",
+}
+MAX_DESCRIPTION = 1024  # GitHub code scanning refuses a longer fullDescription.text
 FINGERPRINT_KEY = "finlint/v1"
 
 
@@ -58,6 +75,23 @@ def level(severity: str) -> str:
     return LEVELS.get(severity, "warning")
 
 
+def problem_severity(severity: str) -> str:
+    return PROBLEM_SEVERITIES.get(severity, "warning")
+
+
+def shorten(text: str, limit: int = MAX_DESCRIPTION) -> str:
+    """``text`` within ``limit`` characters: cut after the last whole sentence that fits (if that
+    keeps at least half of it), else at the last space, and marked with an ellipsis."""
+    if len(text) <= limit:
+        return text
+    room = text[: limit - 2]  # room for " …"
+    sentence = room.rfind(". ")
+    if sentence >= limit // 2:
+        return room[: sentence + 1] + " …"
+    word = room.rfind(" ")
+    return (room[:word] if word > 0 else room).rstrip(" ,;:") + "…"
+
+
 def fingerprints(findings: list[Finding]) -> dict[int, str]:
     """``id(finding) -> hex digest`` from (rule, file, resource, occurrence): no line numbers.
 
@@ -76,10 +110,22 @@ def fingerprints(findings: list[Finding]) -> dict[int, str]:
     return out
 
 
-def _uri(file: str) -> dict[str, str]:
-    if os.path.isabs(file):
-        return {"uri": Path(file).as_uri()}
-    return {"uri": quote(file, safe="/"), "uriBaseId": "%SRCROOT%"}
+class _Locations:
+    """``artifactLocation`` objects: relative to ``%SRCROOT%`` (the repository root) when the file
+    lies under it, else an absolute ``file:`` URI."""
+
+    def __init__(self, paths: RepoPaths) -> None:
+        self.paths = paths
+        self.srcroot = paths.root or paths.cwd
+
+    def __call__(self, file: str) -> dict[str, str]:
+        rel, root = self.paths.locate(file)
+        if root == self.paths.root and not os.path.isabs(rel):
+            return {"uri": quote(rel, safe="/"), "uriBaseId": "%SRCROOT%"}
+        return {"uri": Path(os.path.join(self.paths.cwd, file)).absolute().as_uri()}
+
+    def base_uri(self) -> str:
+        return self.srcroot.absolute().as_uri().rstrip("/") + "/"
 
 
 def _usd(amount: float) -> str:
@@ -87,21 +133,23 @@ def _usd(amount: float) -> str:
 
 
 def _rule(policy: Policy) -> dict[str, Any]:
-    what = str(policy.docs.get("what") or policy.summary).strip()
-    help_md = rule_markdown(policy)
+    what = " ".join(str(policy.docs.get("what") or policy.summary).split())
+    description = shorten(what)
+    remediation = " ".join(str(policy.docs.get("remediation", "")).split())
+    help_text = f"{policy.summary}. {remediation}".strip()
+    if description != what:  # the whole description, where GitHub has no limit
+        help_text = f"{policy.summary}. {what} {remediation}".strip()
     return {
         "id": policy.id,
         "name": policy.name,
         "shortDescription": {"text": policy.summary},
-        "fullDescription": {"text": " ".join(what.split())},
-        "help": {
-            "text": f"{policy.summary}. {' '.join(str(policy.docs.get('remediation', '')).split())}".strip(),
-            "markdown": help_md,
-        },
+        "fullDescription": {"text": description},
+        "help": {"text": help_text, "markdown": rule_markdown(policy)},
         "defaultConfiguration": {"level": level(policy.severity)},
         "properties": {
             "tags": ["finops", "cost", *[t for t in policy.tags if t not in ("finops", "cost")]],
             "severity": policy.severity,
+            "problem.severity": problem_severity(policy.severity),
             "precision": "high",
         },
     }
@@ -114,9 +162,17 @@ def _message(f: Finding) -> str:
     return text
 
 
-def _result(f: Finding, index: dict[str, int], digest: str, baseline: bool) -> dict[str, Any]:
-    region = {"startLine": max(f.line, 1), "endLine": max(f.end_line, f.line, 1)}
-    properties: dict[str, Any] = {"severity": f.severity, "resource": f.resource, "rule": f.rule}
+def _result(
+    f: Finding, index: dict[str, int], digest: str, baseline: bool, uri: _Locations
+) -> dict[str, Any]:
+    # startColumn 1: the loaders record lines, not columns (GitHub wants a column on every region)
+    region = {"startLine": max(f.line, 1), "startColumn": 1, "endLine": max(f.end_line, f.line, 1)}
+    properties: dict[str, Any] = {
+        "severity": f.severity,
+        "problem.severity": problem_severity(f.severity),  # this finding's: severity_when may raise it
+        "resource": f.resource,
+        "rule": f.rule,
+    }
     if f.cost is not None:
         properties["monthly_usd"] = None if f.cost.monthly_usd is None else round(f.cost.monthly_usd, 2)
         properties["per_run_usd"] = None if f.cost.per_run_usd is None else round(f.cost.per_run_usd, 2)
@@ -129,7 +185,7 @@ def _result(f: Finding, index: dict[str, int], digest: str, baseline: bool) -> d
         "message": {"text": _message(f)},
         "locations": [
             {
-                "physicalLocation": {"artifactLocation": _uri(f.file), "region": region},
+                "physicalLocation": {"artifactLocation": uri(f.file), "region": region},
                 "logicalLocations": [{"name": f.resource, "kind": "resource"}],
             }
         ],
@@ -145,12 +201,12 @@ def _result(f: Finding, index: dict[str, int], digest: str, baseline: bool) -> d
         out["suppressions"] = [suppression]
     if baseline:
         out["baselineState"] = "unchanged" if f.baseline else "new"
-    if fix := sarif_fixes.fixes(f, _uri):
+    if fix := sarif_fixes.fixes(f, uri):
         out["fixes"] = fix
     return out
 
 
-def _notifications(result: ScanResult) -> list[dict[str, Any]]:
+def _notifications(result: ScanResult, uri: _Locations) -> list[dict[str, Any]]:
     out = []
     for level_name, items in (("error", result.errors), ("note", result.notices)):
         for item in items:
@@ -161,8 +217,8 @@ def _notifications(result: ScanResult) -> list[dict[str, Any]]:
                     "locations": [
                         {
                             "physicalLocation": {
-                                "artifactLocation": _uri(item.file),
-                                "region": {"startLine": max(item.line, 1)},
+                                "artifactLocation": uri(item.file),
+                                "region": {"startLine": max(item.line, 1), "startColumn": 1},
                             }
                         }
                     ],
@@ -189,7 +245,7 @@ def as_dict(result: ScanResult, context: ReportContext) -> dict[str, Any]:
     index = {p.id: i for i, p in enumerate(policies)}
     digests = fingerprints(result.findings)
     with_baseline = context.comparison is not None
-    root = Path.cwd().as_uri().rstrip("/") + "/"
+    uri = _Locations(RepoPaths.for_ci(GITHUB))
     return {
         "$schema": SCHEMA,
         "version": "2.1.0",
@@ -204,14 +260,14 @@ def as_dict(result: ScanResult, context: ReportContext) -> dict[str, Any]:
                         "rules": [_rule(p) for p in policies],
                     }
                 },
-                "originalUriBaseIds": {"%SRCROOT%": {"uri": root}},
+                "originalUriBaseIds": {"%SRCROOT%": {"uri": uri.base_uri()}},
                 "invocations": [
                     {
                         "executionSuccessful": True,
-                        "toolExecutionNotifications": _notifications(result) + _budget(result, context),
+                        "toolExecutionNotifications": _notifications(result, uri) + _budget(result, context),
                     }
                 ],
-                "results": [_result(f, index, digests[id(f)], with_baseline) for f in result.findings],
+                "results": [_result(f, index, digests[id(f)], with_baseline, uri) for f in result.findings],
                 "properties": {
                     **result.totals().to_json(),
                     "files_scanned": result.files_scanned,
