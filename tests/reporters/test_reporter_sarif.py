@@ -155,6 +155,47 @@ def test_baseline_state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
     assert code == 1  # the new FIN101 fails the run
 
 
+def test_github_limits_columns_and_problem_severity(sarif: dict[str, Any]) -> None:
+    """GitHub refuses a fullDescription over 1,024 characters (FIN301's was 1,144), wants a
+    column on every region, and ranks non-security alerts by ``problem.severity``."""
+    from finlint.rules import load_policies
+
+    whats = {p.id: " ".join(str(p.docs.get("what") or p.summary).split()) for p in load_policies()}
+    (run,) = sarif["runs"]
+    rules = {r["id"]: r for r in run["tool"]["driver"]["rules"]}
+    assert len(whats["FIN301"]) > 1024  # the case this guards
+    for rule_id, rule in rules.items():
+        text = rule["fullDescription"]["text"]
+        assert len(text) <= 1024, rule_id
+        if len(whats[rule_id]) <= 1024:
+            assert text == whats[rule_id]
+        else:  # cut at a boundary, marked, and whole in help
+            assert text.endswith("…") and whats[rule_id].startswith(text.rstrip(" …"))
+            assert whats[rule_id] in rule["help"]["text"]
+        expected = {"critical": "error", "high": "error", "medium": "warning"}.get(
+            rule["properties"]["severity"], "recommendation"
+        )
+        assert rule["properties"]["problem.severity"] == expected
+    for res in run["results"]:
+        assert res["locations"][0]["physicalLocation"]["region"]["startColumn"] == 1
+        assert res["properties"]["problem.severity"] in ("error", "warning", "recommendation")
+    for note in run["invocations"][0]["toolExecutionNotifications"]:
+        for loc in note.get("locations", []):
+            assert loc["physicalLocation"]["region"]["startColumn"] == 1
+
+
+def test_shorten_cuts_at_a_sentence_else_a_word() -> None:
+    from finlint.reporters.sarif import shorten
+
+    assert shorten("short.", 20) == "short."
+    sentences = "First sentence here. Second sentence is longer than the room."
+    assert shorten(sentences, 36) == "First sentence here. …"
+    # the whole sentence would keep under half of the room: cut at a word instead
+    assert shorten(sentences, 50) == "First sentence here. Second sentence is longer…"
+    assert shorten("word " * 20, 24) == "word word word word…"
+    assert len(shorten("x" * 50, 10)) <= 10 and shorten("x" * 50, 10).endswith("…")
+
+
 # --- the official validator ----------------------------------------------------------------
 
 
