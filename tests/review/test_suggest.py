@@ -16,6 +16,7 @@ from click.testing import CliRunner
 from finlint.cli import main
 from finlint.finding import Finding, Fix, TextEdit, fix_from_json, fix_to_json
 from finlint.reporters import sarif, sarif_fixes
+from finlint.reporters.paths import RepoPaths
 from finlint.review.suggestions import Fixable, added_lines, fence, to_suggestions
 
 FILE = "infra/a.yaml"
@@ -47,13 +48,14 @@ def test_fix_json_round_trip_and_malformed() -> None:
 
 
 def test_sarif_fixes_are_artifact_changes_with_1_based_columns() -> None:
-    (fix,) = sarif_fixes.fixes(finding(), sarif._uri)
+    uri = sarif.Locations(RepoPaths((), Path.cwd()))  # no repository root: relative to the CWD
+    (fix,) = sarif_fixes.fixes(finding(), uri)
     (change,) = fix["artifactChanges"]
     assert change["artifactLocation"] == {"uri": FILE, "uriBaseId": "%SRCROOT%"}
     first = change["replacements"][0]
     assert first["deletedRegion"] == {"startLine": 3, "startColumn": 9, "endLine": 3, "endColumn": 11}
     assert first["insertedContent"] == {"text": "2"}
-    assert sarif_fixes.fixes(finding(None), sarif._uri) == []
+    assert sarif_fixes.fixes(finding(None), uri) == []
 
 
 def test_whole_line_suggestion_and_fence(tmp_path: Path) -> None:

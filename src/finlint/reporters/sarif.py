@@ -110,7 +110,7 @@ def fingerprints(findings: list[Finding]) -> dict[int, str]:
     return out
 
 
-class _Locations:
+class Locations:
     """``artifactLocation`` objects: relative to ``%SRCROOT%`` (the repository root) when the file
     lies under it, else an absolute ``file:`` URI."""
 
@@ -162,9 +162,7 @@ def _message(f: Finding) -> str:
     return text
 
 
-def _result(
-    f: Finding, index: dict[str, int], digest: str, baseline: bool, uri: _Locations
-) -> dict[str, Any]:
+def _result(f: Finding, index: dict[str, int], digest: str, baseline: bool, uri: Locations) -> dict[str, Any]:
     # startColumn 1: the loaders record lines, not columns (GitHub wants a column on every region)
     region = {"startLine": max(f.line, 1), "startColumn": 1, "endLine": max(f.end_line, f.line, 1)}
     properties: dict[str, Any] = {
@@ -206,7 +204,7 @@ def _result(
     return out
 
 
-def _notifications(result: ScanResult, uri: _Locations) -> list[dict[str, Any]]:
+def _notifications(result: ScanResult, uri: Locations) -> list[dict[str, Any]]:
     out = []
     for level_name, items in (("error", result.errors), ("note", result.notices)):
         for item in items:
@@ -245,7 +243,7 @@ def as_dict(result: ScanResult, context: ReportContext) -> dict[str, Any]:
     index = {p.id: i for i, p in enumerate(policies)}
     digests = fingerprints(result.findings)
     with_baseline = context.comparison is not None
-    uri = _Locations(RepoPaths.for_ci(GITHUB))
+    uri = Locations(RepoPaths.for_ci(GITHUB))
     return {
         "$schema": SCHEMA,
         "version": "2.1.0",
