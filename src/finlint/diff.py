@@ -5,11 +5,17 @@ fixes and the change in monthly cost. The base is checked out into a temporary
 ``git worktree`` (detached, removed afterwards), so the user's checkout, index and stash are
 never touched. The base scan runs from the same relative directory inside the worktree, so
 both scans print the same paths and findings compare by rule, file and resource.
+
+A base missing from a shallow CI clone is an error with the fetch that makes it exist, unless
+``--fetch`` asks finlint to run that fetch itself (``git fetch --no-tags [--depth=N] origin --
+REF``, the ref validated as a ref name or commit id first, never taken as an option) and retry.
+finlint never fetches unasked: a scan needs no network.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -34,12 +40,19 @@ _GIT_ENV = (
 )
 
 
+REMOTE = "origin"
+#: what git check-ref-format refuses in a ref name (git help check-ref-format), and ``@{`` / ``..``
+_BAD_REF = re.compile(r"[\x00-\x20\x7f~^:?*\[\\]|\.\.|@\{|//|/\.|\.lock(/|$)|^\.|^/|[/.]$")
+_COMMIT_ID = re.compile(r"[0-9a-fA-F]{40}([0-9a-fA-F]{24})?")
+
+
 class DiffError(Exception):
     """Not a git repository, an unknown ref, or git failed (a usage error, exit 2)."""
 
 
 def git(args: list[str], cwd: Path) -> str:
     env = {k: v for k, v in os.environ.items() if k not in _GIT_ENV}
+    env["GIT_TERMINAL_PROMPT"] = "0"  # a fetch that needs credentials fails, never waits on a prompt
     try:
         proc = subprocess.run(
             ["git", *args],
@@ -84,6 +97,45 @@ def fetch_hint(ref: str) -> str:
     return f"`git fetch origin {ref}`"
 
 
+def fetch_target(ref: str) -> str:
+    """What to ask ``origin`` for: a commit id as is, ``origin/main`` as branch ``main``.
+
+    Raises :class:`DiffError` for anything that is not a valid ref name or a full commit id
+    (``git check-ref-format``'s rules, checked here so no text reaches git unvetted): a
+    leading ``-`` never becomes an option.
+    """
+    if not ref or ref.startswith("-") or _BAD_REF.search(ref) or ref == "@":
+        raise DiffError(f"cannot fetch {ref!r}: not a git ref name or commit id")
+    if _COMMIT_ID.fullmatch(ref):
+        return ref
+    for prefix, replacement in ((f"refs/remotes/{REMOTE}/", "refs/heads/"), (f"{REMOTE}/", "")):
+        if ref.startswith(prefix) and len(ref) > len(prefix):
+            return replacement + ref[len(prefix) :]
+    return ref
+
+
+def fetch(root: Path, ref: str, depth: int) -> None:
+    """``git fetch --no-tags --depth=N origin -- REF`` (no ``--depth`` in a complete clone,
+    which a depth would make shallow)."""
+    target = fetch_target(ref)
+    shallow = git(["rev-parse", "--is-shallow-repository"], root) == "true"
+    git(["fetch", "--no-tags", *([f"--depth={depth}"] if shallow else []), REMOTE, "--", target], root)
+
+
+def resolve_or_fetch(root: Path, ref: str, fetch_depth: int | None) -> str:
+    """``ref``'s commit; with ``fetch_depth``, fetched from origin first when it is missing."""
+    try:
+        return resolve_ref(root, ref)
+    except DiffError:
+        if fetch_depth is None:
+            raise
+    fetch(root, ref, fetch_depth)
+    try:
+        return resolve_ref(root, ref)  # a commit id, or origin/x the fetch updated
+    except DiffError:  # a branch without a remote-tracking ref: what the fetch wrote
+        return git(["rev-parse", "--verify", "--quiet", "--end-of-options", "FETCH_HEAD^{commit}"], root)
+
+
 @contextmanager
 def worktree(root: Path, commit: str) -> Iterator[Path]:
     """A detached worktree of ``commit`` in a temporary directory, always cleaned up."""
@@ -122,11 +174,14 @@ def run(
     ref: str,
     options: ScanOptions,
     scan: Callable[[ScanOptions], ScanResult],
+    fetch_depth: int | None = None,
 ) -> tuple[ScanResult, Comparison]:
-    """Scan the working tree and ``ref``; mark findings present at ``ref`` as baseline."""
+    """Scan the working tree and ``ref``; mark findings present at ``ref`` as baseline.
+
+    ``fetch_depth`` (``--fetch``): fetch a missing ``ref`` from origin at that depth first."""
     paths = options.paths or [Path(".")]
     root = repo_root(paths[0].absolute())
-    commit = resolve_ref(root, ref)
+    commit = resolve_or_fetch(root, ref, fetch_depth)
     head = scan(options)
     cwd = Path.cwd().resolve()
     with worktree(root, commit) as tree:

@@ -207,6 +207,18 @@ def fix_cmd(**params: Any) -> None:
 @click.option("--max-monthly-usd", type=Budget(), help="Exit 1 when the new findings' total exceeds N/month.")
 @config_option
 @click.option("--exit-zero", is_flag=True, help="Always exit 0 on findings.")
+@click.option(
+    "--fetch",
+    is_flag=True,
+    help="When BASE_REF is not in the clone (a shallow CI checkout), fetch it from origin, then compare.",
+)
+@click.option(
+    "--fetch-depth",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="The --depth of that fetch in a shallow clone.",
+)
 @color_option
 @verbose_option
 @context_option
@@ -214,7 +226,7 @@ def diff_cmd(**params: Any) -> None:
     """Findings PATHS (default: .) gain or lose against BASE_REF, and the monthly cost change.
 
     BASE_REF is checked out into a temporary git worktree; your checkout is not touched. Only
-    new findings fail the run.
+    new findings fail the run. Nothing is fetched unless --fetch is given.
     """
     if not _fail_on_given():
         params["fail_on"] = None  # the config's, else the default

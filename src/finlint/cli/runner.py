@@ -382,9 +382,11 @@ def diff(
     verbose: bool,
     no_context: bool,
     raw_args: list[str] | None,
+    fetch: bool = False,
+    fetch_depth: int = 1,
 ) -> int:
     """``finlint diff``: the exit code (only new findings count). ``fail_on`` and ``raw_args``
-    as for :func:`scan`."""
+    as for :func:`scan`; ``fetch``: fetch a missing BASE_REF from origin first."""
     from finlint import diff as diffs
     from finlint.cli.outputs import plan
     from finlint.reporters import ReportContext
@@ -411,7 +413,10 @@ def diff(
     try:
         result, comparison = cost_guard(
             lambda: with_progress(
-                run.options, lambda: diffs.run(base_ref, run.options, lambda o: lint(o, run.policies))
+                run.options,
+                lambda: diffs.run(
+                    base_ref, run.options, lambda o: lint(o, run.policies), fetch_depth if fetch else None
+                ),
             )
         )
     except diffs.DiffError as exc:
