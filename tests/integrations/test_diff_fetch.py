@@ -194,3 +194,24 @@ def test_fetch_target() -> None:
     for bad in ("@", "a@{1}", "/a", "a/", "a.", "a//b", "a/.b", ".a", "a.lock", "a.lock/b", "a\x7f"):
         with pytest.raises(DiffError):
             fetch_target(bad)
+
+
+def test_docs_say_what_diff_fetches() -> None:
+    """docs/gitlab.md once said `finlint diff` fetches a missing base; now both CI guides say it
+    does so only with --fetch, and the GitLab job passes it."""
+    import re
+
+    import yaml
+
+    docs = Path(__file__).resolve().parents[2] / "docs"
+    gitlab = (docs / "gitlab.md").read_text("utf-8")
+    (block,) = re.findall(r"```yaml\n(.*?)```", gitlab, re.S)
+    job = yaml.safe_load(block)["finlint"]
+    (line,) = [x for x in "\n".join(job["script"]).splitlines() if "finlint diff" in x]
+    assert "finlint diff --fetch " in line
+    github = (docs / "github-actions.md").read_text("utf-8")
+    help_text = CliRunner().invoke(main, ["diff", "--help"]).output
+    for text in (" ".join(gitlab.split()), " ".join(github.split())):
+        assert "`--fetch`" in text and "--fetch-depth N" in text and "never fetches" in text
+        assert "git fetch --no-tags --depth=N origin" in text
+    assert "--fetch" in help_text and "--fetch-depth" in help_text
