@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from tests.reporters.test_reporter_sarif import validate
 from tests.samples import P5_NOTEBOOK
 
 from finlint.cli import main
@@ -47,7 +48,7 @@ def make_repo(root: Path, git: str | None = "dir") -> Path:
 def scan_in(cwd: Path, monkeypatch: pytest.MonkeyPatch, *args: str) -> tuple[dict[str, Any], list[str]]:
     """``finlint scan . --format sarif -o out.sarif --format github`` run from ``cwd``."""
     monkeypatch.chdir(cwd)
-    out = cwd.parent / "out.sarif"
+    out = cwd.parent / "out.sarif"  # beside the subfolder, as a CI job writes into the workspace
     result = CliRunner().invoke(
         main, ["scan", ".", "--format", "sarif", "--output", str(out), "--format", "github", *IGNORE, *args]
     )
@@ -105,6 +106,7 @@ def test_a_file_outside_the_workspace_falls_back(tmp_path: Path, monkeypatch: py
     assert loc["artifactLocation"] == {"uri": (repo / "infra" / "notebook.yaml").as_uri()}
     assert srcroot == (tmp_path / "another").as_uri() + "/"
     assert annotated_files(lines) == ["infra/notebook.yaml"]
+    assert validate(repo / "out.sarif") == []  # absolute and relative URIs, startColumn: valid 2.1.0
 
 
 def test_no_root_keeps_todays_paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
