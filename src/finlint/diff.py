@@ -133,7 +133,7 @@ def resolve_or_fetch(root: Path, ref: str, fetch_depth: int | None) -> str:
     try:
         return resolve_ref(root, ref)  # a commit id, or origin/x the fetch updated
     except DiffError:  # a branch without a remote-tracking ref: what the fetch wrote
-        return git(["rev-parse", "--verify", "--quiet", "--end-of-options", "FETCH_HEAD^{commit}"], root)
+        return git(["rev-parse", "--verify", "--quiet", "FETCH_HEAD^{commit}"], root)
 
 
 @contextmanager
