@@ -26,8 +26,8 @@ TEXT = (REPO / "action.yml").read_text("utf-8")
 ACTION: dict[str, Any] = yaml.safe_load(TEXT)
 STEPS: list[dict[str, Any]] = ACTION["runs"]["steps"]
 
-#: programs whose arguments an input may reach (the shell's own builtins only test or print)
-_SAFE_COMMANDS = {"[", "[[", "test", "echo", "read", "printf", "mkdir", "head"}
+#: the shell's tests, which read their operands as operands (``read`` is followed separately)
+_SAFE_COMMANDS = {"[", "[[", "test"}
 _KEYWORDS = {"if", "then", "elif", "else", "fi", "!", "do", "done", "while", "until", "{", "}", "||", "&&"}
 _ASSIGN = re.compile(r"^([A-Za-z_]\w*)(\+?=)(.*)$", re.S)
 _UNSAFE_FINLINT = re.compile(r"(^|[\s;|&(])finlint\s")
@@ -66,7 +66,8 @@ def statements(script: str) -> list[list[str]]:
         current: list[str] = []
         for word in words:
             if word in (";", "&&", "||", "|", "&"):
-                out.append(current) if current else None
+                if current:
+                    out.append(current)
                 current = []
             else:
                 current.append(word)
@@ -170,6 +171,8 @@ def test_the_checker_finds_each_kind_of_mistake() -> None:
     assert check_script('"$FINLINT" scan -- "$INPUT_PATHS"', taint) == []
     assert check_script('"$FINLINT" scan --config "$INPUT_PATHS" .', taint) == []
     assert check_script('"$FINLINT" scan "$INPUT_PATHS"', taint) != []
+    assert check_script('mkdir -p "$INPUT_PATHS"', taint) != []  # any program, not only finlint
+    assert check_script('echo "fetching $INPUT_REF"', taint) == []  # text first: never an option
     assert check_script('git fetch origin "${INPUT_REF#origin/}"', taint) != []
     assert check_script('git fetch origin -- "${INPUT_REF#origin/}"', taint) == []
     assert check_script('git rev-parse --verify --end-of-options "${INPUT_REF}^{commit}"', taint) == []
