@@ -26,6 +26,7 @@ from finlint.reporters.html_page import (
     table,
     top_bars,
 )
+from finlint.reporters.html_text import breakable
 from finlint.reporters.markdown import usd
 
 KIND_GROUPS = {
@@ -95,9 +96,9 @@ def _row(i: LineItem) -> list[Cell]:
     if not priced:
         what += f" (not priced: {i.reason or 'no price'})"
     return [
-        Cell(f"<code>{esc(i.resource)}</code>", i.resource),
+        Cell(f"<code>{breakable(i.resource)}</code>", i.resource),
         Cell(esc(group(i)), group(i)),
-        Cell(f'<span class="loc">{esc(i.file)}:{i.line}</span>', f"{i.file} {i.line:09d}"),
+        Cell(f'<span class="loc">{breakable(i.file)}:{i.line}</span>', f"{i.file} {i.line:09d}"),
         Cell(esc(usd(i.monthly_usd)) if i.monthly_usd is not None else "not priced", i.monthly_usd or -1.0),
         Cell(esc(usd(i.per_run_usd)) if i.per_run_usd is not None else "–", i.per_run_usd or -1.0),
         Cell(f'<span class="kind-{esc(estimate)}">{esc(estimate)}</span>', estimate),
@@ -150,18 +151,17 @@ def render_breakdown(b: Breakdown, settings: Any = None) -> str:
         sub += f", of which {usd(ceiling)} are ceilings"
     body = [
         "<header><h1>finlint: declared AI-training spend</h1>",
-        f'<p class="headline" id="total" data-usd="{total:.2f}">{esc(usd(total))}'
-        f"<small>{esc(sub)}</small></p>",
+        f'<p class="total" id="total" data-usd="{total:.2f}">{esc(usd(total))}<small>{esc(sub)}</small></p>',
         f'<p class="meta">{len(b.items)} AI-training resource(s) declared in the infrastructure code</p>',
         _stats(b),
-        pricing_line(info),
+        pricing_line(info, _prices(b)),
         "</header>",
     ]
     if b.items:
         columns = [
-            Column("Resource", css="wide"),
+            Column("Resource", css="name"),
             Column("Kind"),
-            Column("Location", css="wide"),
+            Column("Location", css="name"),
             Column("$/month", numeric=True, sort="descending"),
             Column("$/run", numeric=True),
             Column("Estimate"),

@@ -113,11 +113,6 @@ def value_html(value: Any) -> str:
     return esc(value)
 
 
-def definition_list(items: Mapping[str, Any]) -> str:
-    rows = "".join(f"<dt>{esc(k)}</dt><dd>{value_html(v)}</dd>" for k, v in items.items())
-    return f'<dl class="assumptions">{rows}</dl>'
-
-
 # --- charts -------------------------------------------------------------------------------------
 
 
@@ -275,7 +270,16 @@ class Cell:
     css: str = ""
 
 
-def table(table_id: str, caption: str, columns: list[Column], rows: Iterable[list[Cell]]) -> str:
+@dataclass
+class Row:
+    """A table row, and optionally a detail row under it across every column (a finding's
+    message and basis): the sort script moves the two together."""
+
+    cells: list[Cell]
+    detail: str = ""  # already escaped HTML; "" for no detail row
+
+
+def table(table_id: str, caption: str, columns: list[Column], rows: Iterable[list[Cell] | Row]) -> str:
     """A table the inline script makes sortable; without script it keeps the server's order."""
     head = "".join(
         f'<th scope="col"{" data-type=" + chr(34) + "num" + chr(34) if c.numeric else ""}'
@@ -283,9 +287,10 @@ def table(table_id: str, caption: str, columns: list[Column], rows: Iterable[lis
         for c in columns
     )
     body: list[str] = []
-    for row in rows:
+    for item in rows:
+        row = item if isinstance(item, Row) else Row(item)
         cells = []
-        for col, cell in zip(columns, row, strict=False):
+        for col, cell in zip(columns, row.cells, strict=False):
             attrs = ""
             if cell.sort is not None:
                 key = f"{cell.sort:.2f}" if isinstance(cell.sort, float) else str(cell.sort)
@@ -294,7 +299,11 @@ def table(table_id: str, caption: str, columns: list[Column], rows: Iterable[lis
             if css:
                 attrs += f' class="{esc(css)}"'
             cells.append(f"<td{attrs}>{cell.html}</td>")
-        body.append(f"<tr>{''.join(cells)}</tr>")
+        if row.detail:
+            body.append(f'<tr class="has-detail">{"".join(cells)}</tr>')
+            body.append(f'<tr class="detail"><td colspan="{len(columns)}">{row.detail}</td></tr>')
+        else:
+            body.append(f"<tr>{''.join(cells)}</tr>")
     return (
         f'<div class="scroll"><table class="sortable" id="{esc(table_id)}">'
         f"<caption>{esc(caption)}</caption><thead><tr>{head}</tr></thead>"
@@ -323,12 +332,16 @@ SCRIPT = """
     var now = th.getAttribute("aria-sort");
     var asc = now ? now !== "ascending" : !numeric;
     var body = table.tBodies[0];
-    var rows = Array.prototype.slice.call(body.rows);
-    rows.sort(function (a, b) {
-      var x = key(a, i, numeric), y = key(b, i, numeric);
+    var groups = [];
+    Array.prototype.forEach.call(body.rows, function (r) {
+      if (r.classList.contains("detail") && groups.length) { groups[groups.length - 1].push(r); }
+      else { groups.push([r]); }
+    });
+    groups.sort(function (a, b) {
+      var x = key(a[0], i, numeric), y = key(b[0], i, numeric);
       return (x < y ? -1 : x > y ? 1 : 0) * (asc ? 1 : -1);
     });
-    rows.forEach(function (r) { body.appendChild(r); });
+    groups.forEach(function (g) { g.forEach(function (r) { body.appendChild(r); }); });
     Array.prototype.forEach.call(heads, function (h) { h.removeAttribute("aria-sort"); });
     th.setAttribute("aria-sort", asc ? "ascending" : "descending");
   }
@@ -352,6 +365,10 @@ SCRIPT = """
 """
 
 
+#: below this page width the Rule column shows the id only and the slug opens the detail row
+NARROW_PX = 1100
+
+
 def _style() -> str:
     p = PALETTE
     severities = "".join(f".sev-{s}{{background:{p[s]};border-color:{p[s]}}}" for s in SEVERITY_ORDER)
@@ -365,8 +382,17 @@ Roboto,"Helvetica Neue",Arial,sans-serif}}
 main{{max-width:1180px;margin:0 auto;padding:24px 20px 48px}}
 h1{{font-size:22px;margin:0 0 4px}} h2{{font-size:18px;margin:32px 0 8px}}
 .muted{{color:{p["muted"]}}}
-.headline{{font-size:40px;font-weight:700;margin:8px 0 0;line-height:1.1}}
-.headline small{{font-size:18px;font-weight:400;color:{p["muted"]}}}
+.headline{{display:flex;flex-wrap:wrap;gap:12px;margin:12px 0 0}}
+.figure{{flex:1 1 320px;border:1px solid {p["rule"]};border-radius:6px;padding:10px 14px}}
+.figure.exposure{{border:2px dashed {p["exposure"]}}}
+.figure .what{{display:block;font-weight:600}}
+.figure>b{{display:block;font-size:36px;line-height:1.15}}
+.figure>b small{{font-size:16px;font-weight:400;color:{p["muted"]}}}
+.figure .note{{display:block;color:{p["muted"]};font-size:13px;margin-top:2px}}
+ul.parts{{list-style:none;margin:4px 0 0;padding:0;display:flex;flex-wrap:wrap;gap:2px 14px}}
+ul.parts span{{color:{p["muted"]};font-size:13px}}
+p.total{{font-size:40px;font-weight:700;margin:8px 0 0;line-height:1.1}}
+p.total small{{font-size:18px;font-weight:400;color:{p["muted"]}}}
 .meta{{color:{p["muted"]};margin:6px 0 0}}
 .stats{{display:flex;flex-wrap:wrap;gap:12px;margin:16px 0 0;padding:0;list-style:none}}
 .stats li{{background:{p["panel"]};border:1px solid {p["rule"]};border-radius:6px;padding:10px 14px;
@@ -394,12 +420,22 @@ th[aria-sort=descending] button::after{{content:" \\25BC"}}
 th button:focus-visible,summary:focus-visible{{outline:2px solid {p["text"]};outline-offset:2px}}
 code,.loc{{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:13px;
 overflow-wrap:anywhere}}
+td.name code,td.name .loc{{overflow-wrap:normal;word-break:normal}}
+td.rule{{white-space:nowrap}} .rule-id{{display:block;font-weight:600}}
+td.rule code.rule{{display:block;font-size:12px;color:{p["muted"]}}}
+code.rule.narrow{{display:none;white-space:nowrap;font-weight:600}}
+@media (max-width:{NARROW_PX}px){{td.rule code.rule{{display:none}} code.rule.narrow{{display:inline}}}}
+tr.has-detail td{{border-bottom:0;padding-bottom:2px}}
+tr.detail td{{padding-top:0}} tr.detail td>*{{contain:inline-size}}
+tr.detail p.message{{margin:0 0 2px}}
+.brief{{color:{p["muted"]}}}
 .badge{{display:inline-block;color:{p["badge-text"]};border:1px solid;border-radius:4px;padding:0 6px;
 font-size:12px;font-weight:600}}
 {severities}{kinds}
 .kind-exposure,.kind-ceiling{{font-weight:600}}
-details{{margin:4px 0 0}} summary{{cursor:pointer;color:{p["text"]};text-decoration:underline}}
-.basis{{margin:6px 0;max-width:80ch}}
+details{{margin:4px 0 0}} summary{{cursor:pointer;color:{p["text"]}}}
+summary .how{{text-decoration:underline}}
+.basis{{margin:6px 0;max-width:80ch}} tr.detail .basis{{max-width:none}}
 dl.assumptions{{display:grid;grid-template-columns:max-content 1fr;gap:2px 12px;margin:4px 0;font-size:13px}}
 dl.assumptions dt{{color:{p["muted"]}}} dl.assumptions dd{{margin:0;overflow-wrap:anywhere}}
 ul.nested{{margin:0;padding-left:1.1em}}
@@ -409,14 +445,14 @@ td.nw{{white-space:nowrap}} td.nw code{{overflow-wrap:normal}}
 footer{{margin-top:32px;color:{p["muted"]};font-size:13px}}
 @media print{{
 body{{font-size:11pt}} main{{max-width:none;padding:0}}
-.headline{{font-size:26pt}}
+.figure>b,p.total{{font-size:24pt}}
 .charts{{display:block}} figure{{break-inside:avoid;margin-bottom:12pt}}
 .scroll{{overflow:visible}}
 thead{{display:table-header-group}} tr{{break-inside:avoid}}
 th button{{text-decoration:none}}
 th[aria-sort] button::after{{content:""}}
 details::details-content{{content-visibility:visible;display:contents}}
-summary{{text-decoration:none;font-style:italic}}
+summary .how{{text-decoration:none;font-style:italic}}
 .badge{{color:{p["text"]};background:none}}
 .stats li{{background:none}}
 }}
