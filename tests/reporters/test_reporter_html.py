@@ -152,10 +152,9 @@ def usd_text(amount: float) -> str:
 def finding_rows(doc: Node, table_id: str = "findings") -> list[tuple[Node, Node]]:
     """A findings table's findings: each its row of facts and the detail row under it."""
     rows = doc.find("table", id=table_id).find("tbody").find_all("tr")
-    mains = [r for r in rows if "detail" not in r.classes()]
-    details = [r for r in rows if "detail" in r.classes()]
+    mains, details = rows[0::2], rows[1::2]  # each detail row right under its row
     assert len(mains) == len(details) and all(r.classes() == {"has-detail"} for r in mains)
-    assert [rows.index(d) for d in details] == [rows.index(m) + 1 for m in mains]  # each under its row
+    assert all(r.classes() == {"detail"} for r in details)
     for detail in details:
         (cell,) = detail.find_all("td")
         assert cell.attrs["colspan"] == str(len(doc.find("table", id=table_id).find("thead").find_all("th")))
@@ -369,8 +368,7 @@ def test_hostile_names_and_paths_are_escaped(tmp_path: Path, monkeypatch: pytest
     assert code == 0 and "<script>alert" not in cost_page and "<img" not in cost_page
     cost_doc = parse(cost_page)
     assert_self_contained(cost_doc)
-    rows = cost_doc.find("table", id="resources").find("tbody").find_all("tr")
-    assert HOSTILE_NAME in {r.find_all("td")[0].text() for r in rows}
+    assert HOSTILE_NAME in {r.find_all("td")[0].text() for r, _ in finding_rows(cost_doc, "resources")}
 
 
 def test_page_without_findings(tmp_path: Path) -> None:
@@ -475,9 +473,12 @@ def test_cost_page_kinds_and_ceilings(demo: dict[str, Any]) -> None:
     assert f"of which {usd_text(ceilings)} are ceilings" in doc.find(id="total").text()
     for seg in doc.find("svg", id="by-kind").find_all("rect", **{"data-kind": "ceiling"}):
         assert seg.attrs["fill"] == "url(#by-kind-ceiling)"
-    rows = doc.find("table", id="resources").find("tbody").find_all("tr")
+    rows = finding_rows(doc, "resources")
     assert len(rows) == len(data["resources"])
-    estimate = {r.find_all("td")[0].text(): r.find_all("td")[5].text() for r in rows}
+    estimate = {r.find_all("td")[0].text(): r.find_all("td")[5].text() for r, _ in rows}
+    # what each figure counts, across the table under its resource
+    what = {r.find_all("td")[0].text(): d.find("p", class_="message").text() for r, d in rows}
+    assert what["ResearchNotebook"].startswith("ml.p5.48xlarge notebook: 730 h per month")
     assert estimate["FineTuneSpot"] == "ceiling" and estimate["ResearchNotebook"] == "expected"
 
 

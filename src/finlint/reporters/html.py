@@ -85,11 +85,11 @@ def prices_used(findings: list[Finding]) -> list[dict[str, Any]]:
 def prices_table(prices: list[dict[str, Any]], table_id: str = "prices") -> str:
     if not prices:
         return ""
-    columns = [Column("Price", css="nw"), Column("Rate", numeric=True), Column("Region", css="nw")]
-    columns += [Column("Date"), Column("Confidence"), Column("Source")]
+    columns = [Column("Price", css="name"), Column("Rate", numeric=True), Column("Region", css="nw")]
+    columns += [Column("Date"), Column("Confidence"), Column("Source", css="source")]
     rows = [
         [
-            Cell(f"<code>{esc(q.get('key', ''))}</code>"),
+            Cell(f"<code>{breakable(q.get('key', ''))}</code>"),
             Cell(esc(f"${q['usd']:,}/{q.get('unit', '')}"), float(q["usd"])),
             Cell(esc(q.get("region", ""))),
             Cell(esc(q.get("date", ""))),

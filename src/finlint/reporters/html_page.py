@@ -171,10 +171,11 @@ def _fill(chart_id: str, kind: str) -> str:
 
 
 def label_lines(label: str) -> list[str]:
-    """One line, or two split at the separator nearest the middle (each cut to fit)."""
+    """One line, or two split after the separator nearest the middle (each cut to fit)."""
     if len(label) <= _LINE_CHARS:
         return [label]
-    cuts = [i for i, ch in enumerate(label) if ch in _SPLIT_AT and 0 < i < len(label) - 1]
+    # a line ends with its separator (``PersistentVolumeClaim/``), but ``[`` opens the next one
+    cuts = [i + (ch != "[") for i, ch in enumerate(label) if ch in _SPLIT_AT and 0 < i < len(label) - 1]
     cut = min(cuts, key=lambda i: abs(i - len(label) / 2)) if cuts else len(label) // 2
     return [truncate(label[:cut], _LINE_CHARS), truncate(label[cut:], _LINE_CHARS)]
 
@@ -440,7 +441,7 @@ dl.assumptions{{display:grid;grid-template-columns:max-content 1fr;gap:2px 12px;
 dl.assumptions dt{{color:{p["muted"]}}} dl.assumptions dd{{margin:0;overflow-wrap:anywhere}}
 ul.nested{{margin:0;padding-left:1.1em}}
 td p{{margin:0 0 4px}} code.rule{{overflow-wrap:normal}}
-td.wide{{min-width:13em}} td.message{{min-width:26em}}
+td.source{{overflow-wrap:anywhere;min-width:12em}}
 td.nw{{white-space:nowrap}} td.nw code{{overflow-wrap:normal}}
 footer{{margin-top:32px;color:{p["muted"]};font-size:13px}}
 @media print{{
