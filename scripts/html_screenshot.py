@@ -96,7 +96,9 @@ def main() -> int:
                 print(f"wrote {target.relative_to(ROOT)}")
     (IMG / "html-report.png").write_bytes((IMG / f"html-report-{README_WIDTH}.png").read_bytes())
     SIDECAR.write_text(json.dumps(figures, indent=1) + "\n", encoding="utf-8")
-    print(f"wrote docs/img/html-report.png ({README_WIDTH} px) and {SIDECAR.relative_to(ROOT)}: {figures['shown']}")
+    print(
+        f"wrote docs/img/html-report.png ({README_WIDTH} px), {SIDECAR.relative_to(ROOT)}: {figures['shown']}"
+    )
     return 0
 
 

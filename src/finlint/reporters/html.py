@@ -1,11 +1,15 @@
 """A self-contained HTML report of a scan, for people who read cost as pictures.
 
-One file (``--format html -o finlint.html``): the monthly total as the headline, bar charts of
-dollars by rule and by resource (exposures hatched, apart from savings and waste), a
-sortable table of findings with each figure's basis and assumptions in a ``<details>``, the
-prices used with their sources and dates, the pricing snapshot date and the region. The page
-shell, charts and escaping live in :mod:`finlint.reporters.html_page`; `finlint cost --format
-html` is :mod:`finlint.reporters.html_cost`.
+One file (``--format html -o finlint.html``): the headline as the text summary says it, the
+avoidable spend (savings + expected waste) and, apart and never added, the exposure; bar charts
+of dollars by rule and by resource (exposures hatched); a sortable table with two rows a finding:
+its facts in columns (rule ids and slugs never wrap, names break only after ``/ . - _``), then,
+across the whole table, its message, the one-phrase basis and, folded, the full basis with its
+assumptions in words; the prices used with their sources and dates, and the span of those dates
+(not the snapshot's compile date). The page shell, charts and escaping live in
+:mod:`finlint.reporters.html_page`, the words (breakable names, labels, price dates) in
+:mod:`finlint.reporters.html_text`; `finlint cost --format html` is
+:mod:`finlint.reporters.html_cost`.
 """
 
 from __future__ import annotations

@@ -6,10 +6,11 @@ else (``default-src 'none'``). So the report fetches nothing, and even a string 
 escaping could not run as script. Every string from scanned files goes through :func:`esc`.
 
 It reads without JavaScript (charts are SVG, the table is already ranked by dollars); the
-script only adds sort buttons to the table headers and opens every ``<details>`` before
-printing. Colours meet WCAG AA (text 4.5:1, chart marks 3:1 against white; see ``PALETTE`` and
-``tests/reporters/test_reporter_html.py``), and exposure figures, which are conditional rather than expected
-spend, are drawn hatched with a solid outline so they differ without colour too.
+script only adds sort buttons to the table headers (a :class:`Row`'s detail row moves with its
+row) and opens every ``<details>`` before printing. Colours meet WCAG AA (text 4.5:1, chart
+marks 3:1 against white; see ``PALETTE`` and ``tests/reporters/test_reporter_html.py``), and
+exposure figures, which are conditional rather than expected spend, are drawn hatched with a
+solid outline so they differ without colour too.
 """
 
 from __future__ import annotations
@@ -449,7 +450,7 @@ body{{font-size:11pt}} main{{max-width:none;padding:0}}
 .figure>b,p.total{{font-size:24pt}}
 .charts{{display:block}} figure{{break-inside:avoid;margin-bottom:12pt}}
 .scroll{{overflow:visible}}
-thead{{display:table-header-group}} tr{{break-inside:avoid}}
+thead{{display:table-header-group}} tr{{break-inside:avoid}} tr.has-detail{{break-after:avoid}}
 th button{{text-decoration:none}}
 th[aria-sort] button::after{{content:""}}
 details::details-content{{content-visibility:visible;display:contents}}
