@@ -325,15 +325,15 @@ def test_findings_table_rows_basis_and_assumptions(demo: dict[str, Any]) -> None
 def test_pricing_dates_and_region(demo: dict[str, Any], tmp_path: Path) -> None:
     """The oldest and newest dates of the prices the page cites, not the snapshot's compile date."""
     for doc in (demo["scan"], demo["cost"]):
-        rows = doc.find("table", id="prices").find("tbody").find_all("tr")
+        rows = [r for r, _ in finding_rows(doc, "prices")]
         dates = [r.find_all("td")[3].text() for r in rows]
         named = [d for text in dates for d in re.findall(r"\b20\d\d(?:-\d\d){0,2}\b", text)]
         line = doc.find("p", id="pricing").text()
         assert f"prices dated {min(named)} to {max(named)} ({len(dates)} unit prices)" in line, line
         assert "Region us-east-1" in line and "compiled" not in line
     assert "prices dated 2022-09-03 to 2026-09-27" in demo["scan"].find("p", id="pricing").text()
-    prices = doc.find("table", id="prices").find("tbody").find_all("tr")
-    assert any(r.find_all("td")[0].text() == "ml.p5.48xlarge" for r in prices)
+    prices = {r.find_all("td")[0].text(): d.text() for r, d in finding_rows(doc, "prices")}
+    assert prices["ml.p5.48xlarge"].startswith("Source: a public SageMaker cost analyzer module")
     out = tmp_path / "r.html"
     cli("scan", f"{DEMO}/terraform", "--region", "us-west-2", "--format", "html", "-o", str(out))
     assert "Region us-west-2" in parse(out.read_text("utf-8")).find("p", id="pricing").text()

@@ -87,22 +87,26 @@ def prices_used(findings: list[Finding]) -> list[dict[str, Any]]:
 
 
 def prices_table(prices: list[dict[str, Any]], table_id: str = "prices") -> str:
+    """One row a price, its source (often a paragraph) across the table under it."""
     if not prices:
         return ""
     columns = [Column("Price", css="name"), Column("Rate", numeric=True), Column("Region", css="nw")]
-    columns += [Column("Date"), Column("Confidence"), Column("Source", css="source")]
+    columns += [Column("Date"), Column("Confidence")]
     rows = [
-        [
-            Cell(f"<code>{breakable(q.get('key', ''))}</code>"),
-            Cell(esc(f"${q['usd']:,}/{q.get('unit', '')}"), float(q["usd"])),
-            Cell(esc(q.get("region", ""))),
-            Cell(esc(q.get("date", ""))),
-            Cell(esc(q.get("confidence", ""))),
-            Cell(esc(q.get("source", ""))),
-        ]
+        Row(
+            [
+                Cell(f"<code>{breakable(q.get('key', ''))}</code>"),
+                Cell(esc(f"${q['usd']:,}/{q.get('unit', '')}"), float(q["usd"])),
+                Cell(esc(q.get("region", ""))),
+                Cell(esc(q.get("date", ""))),
+                Cell(esc(q.get("confidence", ""))),
+            ],
+            detail=f'<p class="source">Source: {esc(q.get("source", ""))}</p>',
+        )
         for q in prices
     ]
-    return table(table_id, "Unit prices behind the figures, with their source and date", columns, rows)
+    caption = "Unit prices behind the figures, with their date and, under each, its source"
+    return table(table_id, caption, columns, rows)
 
 
 def pricing_line(info: dict[str, Any], prices: list[dict[str, Any]]) -> str:

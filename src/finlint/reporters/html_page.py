@@ -442,7 +442,7 @@ dl.assumptions{{display:grid;grid-template-columns:max-content 1fr;gap:2px 12px;
 dl.assumptions dt{{color:{p["muted"]}}} dl.assumptions dd{{margin:0;overflow-wrap:anywhere}}
 ul.nested{{margin:0;padding-left:1.1em}}
 td p{{margin:0 0 4px}} code.rule{{overflow-wrap:normal}}
-td.source{{overflow-wrap:anywhere;min-width:12em}}
+p.source{{margin:0;color:{p["muted"]};font-size:13px;overflow-wrap:break-word}}
 td.nw{{white-space:nowrap}} td.nw code{{overflow-wrap:normal}}
 footer{{margin-top:32px;color:{p["muted"]};font-size:13px}}
 @media print{{
