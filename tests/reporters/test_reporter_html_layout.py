@@ -48,17 +48,30 @@ def test_assumption_keys_in_words() -> None:
     assert all("_" not in text for text in LABELS.values())
 
 
+def _keys(assumptions: dict[str, Any]) -> Iterator[str]:
+    for key, value in assumptions.items():
+        yield key
+        if isinstance(value, dict) and key != "prices":
+            yield from _keys(value)
+
+
 def test_every_assumption_the_rules_write_has_words(tmp_path: Path) -> None:
-    """Every key the fixtures' figures carry reads as words, not a JSON key."""
+    """Every key the figures of the fixtures and of every policy example carry (the rule
+    snapshots) reads as words, not a JSON key."""
     out = tmp_path / "all.json"
     CliRunner().invoke(main, ["scan", str(REPO / "fixtures"), "--format", "json", "-o", str(out)])
     keys = {
         k
         for f in json.loads(out.read_text("utf-8"))["findings"]
         if f["cost"]
-        for k in f["cost"]["assumptions"]
+        for k in _keys(f["cost"]["assumptions"])
     }
-    assert len(keys) > 50
+    decoder = json.JSONDecoder()
+    for snap in sorted((REPO / "tests" / "rules" / "snapshots").glob("*.snap")):
+        text = snap.read_text("utf-8")
+        for match in re.finditer(r"^    assumptions: ", text, re.M):
+            keys.update(_keys(decoder.raw_decode(text, match.end())[0]))
+    assert len(keys) > 80
     assert sorted(k for k in keys if "_" in label(k)) == []
 
 

@@ -182,9 +182,13 @@ def _rule_cell(f: Finding) -> Cell:
 
 
 def _value(key: str, value: Any) -> str:
-    """A dollar amount (a key ending ``_usd``) with its sign; every other value as it is."""
+    """A dollar amount (a key ending ``_usd``) with its sign; a nested mapping's keys in words
+    too, but the prices' (their keys are price names: ``PERSISTENT_2/250``); the rest as it is."""
     if key.endswith("_usd") and isinstance(value, (int, float)) and not isinstance(value, bool):
         return "$" + value_html(value)
+    if isinstance(value, dict) and key != "prices" and not ("usd" in value and "unit" in value):
+        items = "".join(f"<li>{esc(label(k))}: {_value(k, v)}</li>" for k, v in value.items())
+        return f'<ul class="nested">{items}</ul>'
     return value_html(value)
 
 

@@ -40,6 +40,7 @@ def breakable(value: Any) -> str:
 LABELS: dict[str, str] = {
     "active_hours_per_month": "active hours per month",
     "alternative": "cheaper alternative",
+    "alternatives": "values it may take",
     "alternative_hourly_usd": "alternative's hourly rate",
     "alternative_monthly_usd": "alternative's monthly cost",
     "alternative_source": "alternative from",
@@ -84,14 +85,18 @@ LABELS: dict[str, str] = {
     "job_interruption_rate_per_hour": "job interruption rate per hour",
     "jobs_per_run": "jobs per run",
     "keep_alive_hours": "warm-pool keep-alive (h)",
+    "limit_nodes": "nodes its limits allow",
+    "limit_resource": "limit that binds",
     "lost_run": "an interruption loses the run",
     "lower_bound": "a lower bound",
+    "max_runtime_s": "max runtime (s)",
     "on_demand_hourly_usd": "On-Demand hourly rate",
     "overhead_hours": "overhead hours",
     "p_at_least_one_interruption": "probability of at least one interruption",
     "p_interrupted_over_run": "probability of an interruption during the run",
     "per": "per",
     "prices": "prices cited",
+    "priced_alternative": "priced as",
     "provisioned_mibps": "provisioned throughput (MiB/s)",
     "region": "region",
     "relative_runtime": "relative runtime",
@@ -132,6 +137,7 @@ _SUFFIXES: tuple[tuple[str, str], ...] = (
     ("_usd", " ($)"),
     ("_gb", " (GB)"),
     ("_source", " from"),
+    ("_s", " (s)"),
 )
 
 
