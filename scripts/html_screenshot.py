@@ -28,7 +28,7 @@ from tests.browser import Browser, find_chromium  # noqa: E402
 DEMO = "fixtures/demo"
 IMG = ROOT / "docs" / "img"
 #: page width -> the height of the top of the page shown (header, charts, the first findings)
-SHOTS = {800: 2300, 1400: 1800}
+SHOTS = {800: 2600, 1400: 2300}
 README_WIDTH = 1400
 SIDECAR = IMG / "html-report.json"
 
