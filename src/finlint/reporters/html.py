@@ -258,10 +258,11 @@ def _counts(findings: list[Finding]) -> str:
     return ", ".join(f"{counts[s]} {s}" for s in reversed(SEVERITIES) if counts.get(s))
 
 
-def _part(kind: str, text: str, value: float, count: int) -> str:
+def _part(kind: str, text: str, value: float, count: int, amount: bool = True) -> str:
+    figure = f" <b>{esc(usd(value))}</b>" if amount else ""
     return (
         f'<li class="stat" data-kind="{kind}" data-usd="{value:.2f}">{swatch(kind, "stat")} '
-        f"{esc(text)} <b>{esc(usd(value))}</b> <span>({count} finding{'s' if count != 1 else ''})</span></li>"
+        f"{esc(text)}{figure} <span>({count} finding{'s' if count != 1 else ''})</span></li>"
     )
 
 
@@ -293,7 +294,7 @@ def headline(active: list[Finding]) -> str:
             '<span class="what">Exposure, not added</span>'
             f"<b>{esc(usd(figures.exposure_usd))}<small>/month</small></b>"
             '<ul class="parts">'
-            + _part("exposure", "if it happens", figures.exposure_usd, numbers["exposure"])
+            + _part("exposure", "per resource the largest", figures.exposure_usd, numbers["exposure"], False)
             + '</ul><span class="note">what a setting may bill if something happens (a stuck job, a pool '
             "scaling to its limits): conditional, never added to the avoidable spend</span></div>"
         )

@@ -384,7 +384,7 @@ Roboto,"Helvetica Neue",Arial,sans-serif}}
 main{{max-width:1180px;margin:0 auto;padding:24px 20px 48px}}
 h1{{font-size:22px;margin:0 0 4px}} h2{{font-size:18px;margin:32px 0 8px}}
 .muted{{color:{p["muted"]}}}
-.headline{{display:flex;flex-wrap:wrap;gap:12px;margin:12px 0 0}}
+.headline{{display:flex;flex-wrap:wrap;gap:12px;margin:12px 0 10px}}
 .figure{{flex:1 1 320px;border:1px solid {p["rule"]};border-radius:6px;padding:10px 14px}}
 .figure.exposure{{border:2px dashed {p["exposure"]}}}
 .figure .what{{display:block;font-weight:600}}
