@@ -153,7 +153,10 @@ def top_bars(bars: list[Bar], limit: int, noun: str) -> list[Bar]:
     return ranked[: limit - 1] + [Bar(f"{len(rest)} other {noun}", [(k, v) for k, v in merged.items() if v])]
 
 
-_LABEL_W, _BAR_X, _BAR_W, _WIDTH = 322, 330, 540, 960
+#: the chart's own width is the page's at 800 px (760 px inside the margins), so its 12 px labels
+#: are drawn at 12 px there rather than scaled down (wider pages show it at that size); the bars
+#: leave room after the longest for a figure of ten characters ("$1,234,567")
+_LABEL_W, _BAR_X, _BAR_W, _WIDTH = 322, 330, 330, 760
 _LINE_CHARS = 44  # what fits in the label column at 12px
 _SPLIT_AT = ".[/:-_"
 
@@ -402,7 +405,7 @@ min-width:180px}}
 .stats b{{display:block;font-size:20px;color:{p["text"]}}}
 .stats span{{color:{p["muted"]};font-size:13px}}
 .charts{{display:grid;grid-template-columns:1fr;gap:8px}}
-figure{{margin:0;max-width:960px}} figcaption{{font-weight:600;margin:12px 0 4px}}
+figure{{margin:0;max-width:{_WIDTH}px}} figcaption{{font-weight:600;margin:12px 0 4px}}
 svg.chart{{width:100%;height:auto;display:block}}
 svg.chart text{{font:13px system-ui,sans-serif;fill:{p["text"]}}}
 svg.chart text.value{{font-weight:600}} svg.chart text.label{{font-size:12px}}
