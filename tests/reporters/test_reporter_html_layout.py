@@ -225,3 +225,25 @@ def test_detail_row_spans_the_table(browser: Browser, pages: dict[str, Path], wi
         if s["basis"] is not None:  # the expanded basis uses the whole row, not a column of it
             assert s["basis"] == pytest.approx(s["inner"], abs=1), s
     assert sizes[0]["table"] >= min(width, 1180) - 2 * 20 - 2  # the table is the page's width
+
+
+@needs_chromium
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("report", ["scan", "cost"])
+def test_charts_are_not_scaled_down(
+    browser: Browser, pages: dict[str, Path], report: str, width: int
+) -> None:
+    """A chart is drawn at its own size from 800 px up (its 12 px labels stay 12 px), and every
+    figure after a bar ends inside it."""
+    browser.open(pages[report].as_uri(), width=width, height=900)
+    charts = browser.evaluate(
+        """Array.from(document.querySelectorAll('svg.chart')).map(svg => ({
+            scale: svg.getBoundingClientRect().width / svg.viewBox.baseVal.width,
+            right: Math.max(...Array.from(svg.querySelectorAll('text')).map(t => {
+                const b = t.getBBox(); return b.x + b.width; })),
+            inside: svg.viewBox.baseVal.width}))"""
+    )
+    assert len(charts) == 2
+    for chart in charts:
+        assert chart["scale"] == pytest.approx(1.0, abs=0.01), chart
+        assert chart["right"] <= chart["inside"], chart
