@@ -35,6 +35,12 @@ def test_names_break_only_after_separators() -> None:
         "aws_<wbr>sagemaker_<wbr>notebook_<wbr>instance.<wbr>research"
     )
     assert breakable("ResearchNotebook") == "ResearchNotebook"
+    # a long piece with no separator (a CloudFormation logical id) breaks between its words only
+    assert (
+        breakable("ResearchNotebookForTheVisionTeam2")
+        == "Research<wbr>Notebook<wbr>For<wbr>The<wbr>Vision<wbr>Team2"
+    )
+    assert breakable("x" * 40) == "x" * 40
     # escaped text only: a separator inside what escaping writes is never split
     assert breakable('a/<b onclick="x">_c') == "a/<wbr>&lt;b onclick=&quot;x&quot;&gt;_c"
     assert "<wbr>" not in breakable("x/").replace("x/", "")

@@ -22,15 +22,23 @@ BREAK_AFTER = "/.-_"
 _BREAKS = re.compile(f"([{re.escape(BREAK_AFTER)}])")
 #: the shortest last piece a break may leave (a file's extension stays with its name)
 MIN_TAIL = 6
+#: a piece between separators longer than this may break between its camel-case words
+LONG_PIECE = 24
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
 def breakable(value: Any) -> str:
     """``value`` escaped, with ``<wbr>`` after every ``/ . - _`` but one that would leave a last
-    piece under :data:`MIN_TAIL` characters (``stack.yaml`` keeps ``yaml`` on its line)."""
+    piece under :data:`MIN_TAIL` characters (``stack.yaml`` keeps ``yaml`` on its line). A piece
+    longer than :data:`LONG_PIECE` (a CloudFormation logical id has no separator) may also break
+    between its words (``ResearchNotebook`` + ``ForTheVisionTeam``), never inside one."""
     parts = _BREAKS.split(clean(value))
     out: list[str] = []
     for i, part in enumerate(parts):
-        out.append(esc(part))
+        if len(part) > LONG_PIECE:
+            out.append("<wbr>".join(esc(word) for word in _CAMEL.split(part)))
+        else:
+            out.append(esc(part))
         if i % 2 and len("".join(parts[i + 1 :])) >= MIN_TAIL:  # a separator with enough after it
             out.append("<wbr>")
     return "".join(out)
