@@ -441,6 +441,10 @@ def test_long_chart_labels_split_then_cut_in_the_middle() -> None:
     assert first + second == address and max(len(first), len(second)) <= _LINE_CHARS
     assert '"odcr"' in second  # the part that tells the bars apart stays visible
     assert label_lines("ResearchNotebook") == ["ResearchNotebook"]
+    assert label_lines("ResearchNotebookForTheComputerVisionTeamInProduction") == [
+        "ResearchNotebookForThe",
+        "ComputerVisionTeamInProduction",
+    ]
     cut = truncate("x" * 100, 40)
     assert len(cut) == 40 and cut[13] == "…"
     assert all(len(line) <= _LINE_CHARS for line in label_lines("y" * 150))

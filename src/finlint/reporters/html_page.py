@@ -175,11 +175,14 @@ def _fill(chart_id: str, kind: str) -> str:
 
 
 def label_lines(label: str) -> list[str]:
-    """One line, or two split after the separator nearest the middle (each cut to fit)."""
+    """One line, or two split after the separator nearest the middle, else between the camel-case
+    words nearest it (each line cut to fit)."""
     if len(label) <= _LINE_CHARS:
         return [label]
     # a line ends with its separator (``PersistentVolumeClaim/``), but ``[`` opens the next one
     cuts = [i + (ch != "[") for i, ch in enumerate(label) if ch in _SPLIT_AT and 0 < i < len(label) - 1]
+    if not cuts:  # no separator (a CloudFormation logical id): between two camel-case words
+        cuts = [i for i in range(1, len(label)) if label[i].isupper() and label[i - 1].islower()]
     cut = min(cuts, key=lambda i: abs(i - len(label) / 2)) if cuts else len(label) // 2
     return [truncate(label[:cut], _LINE_CHARS), truncate(label[cut:], _LINE_CHARS)]
 
