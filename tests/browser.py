@@ -3,10 +3,9 @@
 ``chromium --remote-debugging-pipe`` reads protocol messages (JSON, each ended by a NUL byte)
 on file descriptor 3 and writes on 4. :class:`Browser` opens a page, records every console
 message, uncaught exception, log entry (CSP violations, failed loads) and network request, and
-can evaluate JavaScript and take screenshots. Used by ``tests/test_reporter_html.py`` and by
-``python -m tests.browser REPORT.html OUT.png`` (the README's screenshot:
-``finlint scan fixtures/demo --format html -o /tmp/demo.html`` then
-``python -m tests.browser /tmp/demo.html docs/img/html-report.png 1200 1300``).
+can evaluate JavaScript and take screenshots. Used by ``tests/reporters/test_reporter_html*.py``,
+by ``scripts/html_screenshot.py`` (the README's screenshots of the demo, at 800 and 1,400 px) and
+by ``python -m tests.browser REPORT.html OUT.png`` (a screenshot of any report).
 
 Chromium is Debian's ``chromium`` package (``apt-get install chromium``); :func:`find_chromium`
 returns None where it is not installed, and the tests skip with that reason.

@@ -149,6 +149,18 @@ def usd_text(amount: float) -> str:
     return f"${amount:,.0f}" if abs(amount) >= 100 else f"${amount:,.2f}"
 
 
+def finding_rows(doc: Node, table_id: str = "findings") -> list[tuple[Node, Node]]:
+    """A findings table's findings: each its row of facts and the detail row under it."""
+    rows = doc.find("table", id=table_id).find("tbody").find_all("tr")
+    mains, details = rows[0::2], rows[1::2]  # each detail row right under its row
+    assert len(mains) == len(details) and all(r.classes() == {"has-detail"} for r in mains)
+    assert all(r.classes() == {"detail"} for r in details)
+    for detail in details:
+        (cell,) = detail.find_all("td")
+        assert cell.attrs["colspan"] == str(len(doc.find("table", id=table_id).find("thead").find_all("th")))
+    return list(zip(mains, details, strict=True))
+
+
 def bars(doc: Node, chart_id: str) -> dict[str, float]:
     return {
         b.attrs["data-label"]: float(b.attrs["data-usd"]) for b in doc.find("svg", id=chart_id).find_all("g")
@@ -192,10 +204,12 @@ def test_scan_headline_and_charts_carry_the_json_numbers(demo: dict[str, Any]) -
     total = data["summary"]["monthly_usd"]
     headline = doc.find(id="total")
     assert float(headline.attrs["data-usd"]) == pytest.approx(total, abs=0.01)
-    assert headline.text().startswith(usd_text(total)) and usd_text(total) == "$118,786"
-    assert float(doc.find(id="exposure").attrs["data-usd"]) == pytest.approx(
-        data["summary"]["exposure_usd"], abs=0.01
-    )
+    assert headline.find("b").text() == f"{usd_text(total)}/month" and usd_text(total) == "$118,786"
+    assert headline.text().startswith("Avoidable spend")
+    exposure = doc.find(id="exposure")
+    assert float(exposure.attrs["data-usd"]) == pytest.approx(data["summary"]["exposure_usd"], abs=0.01)
+    assert exposure.text().startswith("Exposure, not added") and "never added" in exposure.text()
+    assert exposure not in headline.iter()  # apart, not a part of the avoidable spend
 
     active = [f for f in data["findings"] if "suppressed" not in f and not f.get("baseline")]
     per_rule: dict[str, float] = defaultdict(float)
@@ -261,48 +275,65 @@ def test_scan_stats_split_exposure_from_savings_and_waste(demo: dict[str, Any]) 
         for k in kinds
     }
     for kind, count in counts.items():
-        assert doc.find("li", **{"data-kind": kind}).text().endswith(f"/month{count} finding(s)")
-    assert "conditional, never added" in doc.find("li", **{"data-kind": "exposure"}).text()
+        assert doc.find("li", **{"data-kind": kind}).text().endswith(f"({count} findings)")
+    # savings and waste are the parts of the avoidable spend; the exposure sits in its own figure
+    total = doc.find(id="total")
+    assert [li.attrs["data-kind"] for li in total.find_all("li")] == ["savings", "waste"]
+    assert [li.attrs["data-kind"] for li in doc.find(id="exposure").find_all("li")] == ["exposure"]
+    assert "conditional, never added" in doc.find(id="exposure").text()
 
 
 def test_findings_table_rows_basis_and_assumptions(demo: dict[str, Any]) -> None:
     doc, data = demo["scan"], demo["json"]
-    rows = doc.find("table", id="findings").find("tbody").find_all("tr")
-    assert len(rows) == data["summary"]["findings"] == 31
-    dollars = [float(r.find_all("td")[4].attrs["data-sort"]) for r in rows]
+    pairs = finding_rows(doc)
+    assert len(pairs) == data["summary"]["findings"] == 31
+    dollars = [float(r.find_all("td")[4].attrs["data-sort"]) for r, _ in pairs]
     # ranked by dollars without any script; a rule without a cost model (-2) ranks with $0.00
     assert [max(d, 0.0) for d in dollars] == sorted((max(d, 0.0) for d in dollars), reverse=True)
     by_place = {(f["file"], f["line"], f["rule_id"]): f for f in data["findings"]}
-    for row in rows:
+    for row, detail in pairs:
         cells = row.find_all("td")
+        assert len(cells) == 6
         file, _, line = cells[3].text().rpartition(":")
-        rule_id = cells[1].text()[:6]
+        rule_id = cells[1].find("span", class_="rule-id").text()
         finding = by_place[(file, int(line), rule_id)]
         assert cells[0].text() == finding["severity"]
+        assert cells[1].find("code", class_="rule").text() == finding["rule"]
         assert cells[2].text() == finding["resource"]
+        message = detail.find("p", class_="message")
+        assert message.text() == f"{finding['rule']} {finding['message']}"  # the slug, for narrow pages
         if finding["cost"] is None:  # a rule without a cost model (FIN205, FIN601, FIN306): no basis to show
-            assert cells[6].find_all("details") == []
+            assert detail.find_all("details") == []
             continue
-        details = cells[6].find("details")
+        details = detail.find("details")
         assert details.find("p", class_="basis").text() == finding["cost"]["basis"]
         monthly = finding["cost"]["monthly_usd"]
         want = "Why there is no figure" if monthly is None else f"How {usd_text(monthly)}/month is computed"
-        assert details.find("summary").text() == want
+        summary = details.find("summary")
+        assert summary.find("span", class_="how").text() == want
+        # the one-phrase basis, visible while the details are folded
+        assert summary.find("span", class_="brief").text() == finding["cost"]["brief"]
         if monthly is None:
             continue
-        listed = [dt.text() for dt in details.find("dl").children if isinstance(dt, Node) and dt.tag == "dt"]
-        assert listed == list(finding["cost"]["assumptions"])
+        terms = [dt for dt in details.find("dl").children if isinstance(dt, Node) and dt.tag == "dt"]
+        assert [dt.attrs["data-key"] for dt in terms] == list(finding["cost"]["assumptions"])
+        assert not any("_" in dt.text() for dt in terms), [dt.text() for dt in terms]  # words, not keys
     header = doc.find("table", id="findings").find("thead").find_all("th")
     assert [h.attrs.get("aria-sort") for h in header].count("descending") == 1
 
 
-def test_pricing_snapshot_date_and_region(demo: dict[str, Any], tmp_path: Path) -> None:
-    compiled = json.loads((REPO / "src/finlint/data/pricing.json").read_text("utf-8"))["_meta"]["compiled"]
+def test_pricing_dates_and_region(demo: dict[str, Any], tmp_path: Path) -> None:
+    """The oldest and newest dates of the prices the page cites, not the snapshot's compile date."""
     for doc in (demo["scan"], demo["cost"]):
+        rows = [r for r, _ in finding_rows(doc, "prices")]
+        dates = [r.find_all("td")[3].text() for r in rows]
+        named = [d for text in dates for d in re.findall(r"\b20\d\d(?:-\d\d){0,2}\b", text)]
         line = doc.find("p", id="pricing").text()
-        assert f"snapshot compiled {compiled}" in line and "Region us-east-1" in line
-    prices = doc.find("table", id="prices").find("tbody").find_all("tr")
-    assert any(r.find_all("td")[0].text() == "ml.p5.48xlarge" for r in prices)
+        assert f"prices dated {min(named)} to {max(named)} ({len(dates)} unit prices)" in line, line
+        assert "Region us-east-1" in line and "compiled" not in line
+    assert "prices dated 2022-09-03 to 2026-09-27" in demo["scan"].find("p", id="pricing").text()
+    prices = {r.find_all("td")[0].text(): d.text() for r, d in finding_rows(doc, "prices")}
+    assert prices["ml.p5.48xlarge"].startswith("Source: a public SageMaker cost analyzer module")
     out = tmp_path / "r.html"
     cli("scan", f"{DEMO}/terraform", "--region", "us-west-2", "--format", "html", "-o", str(out))
     assert "Region us-west-2" in parse(out.read_text("utf-8")).find("p", id="pricing").text()
@@ -323,13 +354,9 @@ def test_hostile_names_and_paths_are_escaped(tmp_path: Path, monkeypatch: pytest
     assert "<img" not in text and "<i>x</i>" not in text
     doc = parse(text)
     assert_self_contained(doc)
-    resources = {
-        r.find_all("td")[2].text() for r in doc.find("table", id="findings").find("tbody").find_all("tr")
-    }
+    resources = {r.find_all("td")[2].text() for r, _ in finding_rows(doc)}
     assert resources == {HOSTILE_NAME, "Nb\"'<i>x</i>"}  # exactly the names, as text
-    locations = {
-        r.find_all("td")[3].text() for r in doc.find("table", id="findings").find("tbody").find_all("tr")
-    }
+    locations = {r.find_all("td")[3].text() for r, _ in finding_rows(doc)}
     assert {loc.rpartition(":")[0] for loc in locations} == {
         f"{HOSTILE_DIR}/job.json",
         f"{HOSTILE_DIR}/nb.yaml",
@@ -341,8 +368,7 @@ def test_hostile_names_and_paths_are_escaped(tmp_path: Path, monkeypatch: pytest
     assert code == 0 and "<script>alert" not in cost_page and "<img" not in cost_page
     cost_doc = parse(cost_page)
     assert_self_contained(cost_doc)
-    rows = cost_doc.find("table", id="resources").find("tbody").find_all("tr")
-    assert HOSTILE_NAME in {r.find_all("td")[0].text() for r in rows}
+    assert HOSTILE_NAME in {r.find_all("td")[0].text() for r, _ in finding_rows(cost_doc, "resources")}
 
 
 def test_page_without_findings(tmp_path: Path) -> None:
@@ -366,11 +392,10 @@ def test_suppressed_findings_are_listed_apart(tmp_path: Path) -> None:
     out = tmp_path / "r.html"
     cli("scan", str(tmp_path), "--format", "html", "-o", str(out), "--ignore", "FIN302")  # FIN301 only
     doc = parse(out.read_text("utf-8"))
-    (row,) = doc.find("table", id="suppressed").find("tbody").find_all("tr")
+    ((row, detail),) = finding_rows(doc, "suppressed")
     assert row.find_all("td")[2].text() == "ReservedNotebook"
-    assert "reserved for the quarterly pre-training run" in row.text()
-    main_rows = doc.find("table", id="findings").find("tbody").find_all("tr")
-    assert [r.find_all("td")[2].text() for r in main_rows] == ["ResearchNotebook"]
+    assert "reserved for the quarterly pre-training run" in detail.text()
+    assert [r.find_all("td")[2].text() for r, _ in finding_rows(doc)] == ["ResearchNotebook"]
     assert float(doc.find(id="total").attrs["data-usd"]) == pytest.approx((63.296 - 1.52) * 176, abs=0.01)
 
 
@@ -400,11 +425,10 @@ def test_baseline_comparison_marks_new_findings(tmp_path: Path, monkeypatch: pyt
     # the new FIN101 figure is an exposure ($36.48 if a run gets stuck): no avoidable change
     assert float(change.attrs["data-usd"]) == pytest.approx(0.0, abs=0.01)
     assert "±$0.00/month" in change.text() and "1 new, 0 fixed, 1 unchanged" in change.text()
-    (row,) = doc.find("table", id="findings").find("tbody").find_all("tr")
-    assert row.find_all("td")[2].text() == "demo-classifier" and row.find_all("td")[6].text().startswith(
-        "new "
-    )
-    (known,) = doc.find("table", id="baseline").find("tbody").find_all("tr")
+    ((row, detail),) = finding_rows(doc)
+    assert row.find_all("td")[2].text() == "demo-classifier"
+    assert detail.find("p", class_="message").text().startswith("training-job-missing-max-runtime new ")
+    ((known, _),) = finding_rows(doc, "baseline")
     assert known.find_all("td")[2].text() == "ResearchNotebook"
 
 
@@ -417,6 +441,10 @@ def test_long_chart_labels_split_then_cut_in_the_middle() -> None:
     assert first + second == address and max(len(first), len(second)) <= _LINE_CHARS
     assert '"odcr"' in second  # the part that tells the bars apart stays visible
     assert label_lines("ResearchNotebook") == ["ResearchNotebook"]
+    assert label_lines("ResearchNotebookForTheComputerVisionTeamInProduction") == [
+        "ResearchNotebookForThe",
+        "ComputerVisionTeamInProduction",
+    ]
     cut = truncate("x" * 100, 40)
     assert len(cut) == 40 and cut[13] == "…"
     assert all(len(line) <= _LINE_CHARS for line in label_lines("y" * 150))
@@ -449,9 +477,12 @@ def test_cost_page_kinds_and_ceilings(demo: dict[str, Any]) -> None:
     assert f"of which {usd_text(ceilings)} are ceilings" in doc.find(id="total").text()
     for seg in doc.find("svg", id="by-kind").find_all("rect", **{"data-kind": "ceiling"}):
         assert seg.attrs["fill"] == "url(#by-kind-ceiling)"
-    rows = doc.find("table", id="resources").find("tbody").find_all("tr")
+    rows = finding_rows(doc, "resources")
     assert len(rows) == len(data["resources"])
-    estimate = {r.find_all("td")[0].text(): r.find_all("td")[5].text() for r in rows}
+    estimate = {r.find_all("td")[0].text(): r.find_all("td")[5].text() for r, _ in rows}
+    # what each figure counts, across the table under its resource
+    what = {r.find_all("td")[0].text(): d.find("p", class_="message").text() for r, d in rows}
+    assert what["ResearchNotebook"].startswith("ml.p5.48xlarge notebook: 730 h per month")
     assert estimate["FineTuneSpot"] == "ceiling" and estimate["ResearchNotebook"] == "expected"
 
 
@@ -581,7 +612,15 @@ def test_browser_draws_bars_to_scale(browser: Browser, demo: dict[str, Any]) -> 
 @needs_chromium
 def test_browser_sorts_the_table(browser: Browser, demo: dict[str, Any]) -> None:
     browser.open(demo["scan_path"].as_uri())
-    column = "Array.from(document.querySelectorAll('#findings tbody tr')).map(r => r.cells[{i}].dataset.sort)"
+    column = (
+        "Array.from(document.querySelectorAll('#findings tbody tr.has-detail'))"
+        ".map(r => r.cells[{i}].dataset.sort)"
+    )
+    # each detail row stays under its finding whatever the order
+    paired = """Array.from(document.querySelectorAll('#findings tbody tr')).every((r, i, all) =>
+        r.classList.contains('detail') === (i % 2 === 1) && (i % 2 === 0 ||
+        r.querySelector('p.message').textContent.startsWith(
+            all[i - 1].querySelector('code.rule').textContent)))"""
     click = "document.querySelectorAll('#findings thead th button')[{i}].click()"
     start = [float(v) for v in browser.evaluate(column.format(i=4))]
     # ranked by dollars; a rule without a cost model (sort key -2) ranks with the $0.00 rows
@@ -599,13 +638,14 @@ def test_browser_sorts_the_table(browser: Browser, demo: dict[str, Any]) -> None
     browser.evaluate(click.format(i=3))  # location: by file, then line
     places = browser.evaluate(column.format(i=3))
     assert places == sorted(places)
+    assert browser.evaluate(paired) is True
     assert browser.problems() == []
 
 
 @needs_chromium
 def test_browser_without_javascript(browser: Browser, demo: dict[str, Any]) -> None:
     browser.open(demo["scan_path"].as_uri(), javascript=False)
-    assert browser.evaluate("document.querySelectorAll('#findings tbody tr').length") == 31
+    assert browser.evaluate("document.querySelectorAll('#findings tbody tr.has-detail').length") == 31
     assert browser.evaluate("document.querySelectorAll('#findings th button').length") == 0
     assert (
         browser.evaluate("document.querySelectorAll('svg.chart g.bar').length")

@@ -1,11 +1,15 @@
 """A self-contained HTML report of a scan, for people who read cost as pictures.
 
-One file (``--format html -o finlint.html``): the monthly total as the headline, bar charts of
-dollars by rule and by resource (exposures hatched, apart from savings and waste), a
-sortable table of findings with each figure's basis and assumptions in a ``<details>``, the
-prices used with their sources and dates, the pricing snapshot date and the region. The page
-shell, charts and escaping live in :mod:`finlint.reporters.html_page`; `finlint cost --format
-html` is :mod:`finlint.reporters.html_cost`.
+One file (``--format html -o finlint.html``): the headline as the text summary says it, the
+avoidable spend (savings + expected waste) and, apart and never added, the exposure; bar charts
+of dollars by rule and by resource (exposures hatched); a sortable table with two rows a finding:
+its facts in columns (rule ids and slugs never wrap, names break only after ``/ . - _``), then,
+across the whole table, its message, the one-phrase basis and, folded, the full basis with its
+assumptions in words; the prices used with their sources and dates, and the span of those dates
+(not the snapshot's compile date). The page shell, charts and escaping live in
+:mod:`finlint.reporters.html_page`, the words (breakable names, labels, price dates) in
+:mod:`finlint.reporters.html_text`; `finlint cost --format html` is
+:mod:`finlint.reporters.html_cost`.
 """
 
 from __future__ import annotations
@@ -21,15 +25,17 @@ from finlint.reporters.html_page import (
     Cell,
     Chart,
     Column,
+    Row,
     badge,
     bar_chart,
-    definition_list,
     esc,
     page,
     swatch,
     table,
     top_bars,
+    value_html,
 )
+from finlint.reporters.html_text import breakable, label, price_dates_html
 from finlint.reporters.markdown import ranked, usd
 
 if TYPE_CHECKING:
@@ -46,14 +52,13 @@ TOP_RESOURCES = 12
 
 
 def pricing_context(settings: Any) -> dict[str, Any]:
-    """Region, snapshot date and overlay in force, resolved as the cost models resolve them."""
+    """Region, overlay and usage file in force, resolved as the cost models resolve them."""
     from finlint.cost.common import CostContext
-    from finlint.cost.pricing import FALLBACK_REGION, snapshot_meta
+    from finlint.cost.pricing import FALLBACK_REGION
     from finlint.cost.usage import UsageFileError
 
     info: dict[str, Any] = {
         "region": FALLBACK_REGION,
-        "compiled": str(snapshot_meta().get("compiled") or "unknown"),
         "overlay": None,
         "usage_file": None,
     }
@@ -82,29 +87,32 @@ def prices_used(findings: list[Finding]) -> list[dict[str, Any]]:
 
 
 def prices_table(prices: list[dict[str, Any]], table_id: str = "prices") -> str:
+    """One row a price, its source (often a paragraph) across the table under it."""
     if not prices:
         return ""
-    columns = [Column("Price", css="nw"), Column("Rate", numeric=True), Column("Region", css="nw")]
-    columns += [Column("Date"), Column("Confidence"), Column("Source")]
+    columns = [Column("Price", css="name"), Column("Rate", numeric=True), Column("Region", css="nw")]
+    columns += [Column("Date"), Column("Confidence")]
     rows = [
-        [
-            Cell(f"<code>{esc(q.get('key', ''))}</code>"),
-            Cell(esc(f"${q['usd']:,}/{q.get('unit', '')}"), float(q["usd"])),
-            Cell(esc(q.get("region", ""))),
-            Cell(esc(q.get("date", ""))),
-            Cell(esc(q.get("confidence", ""))),
-            Cell(esc(q.get("source", ""))),
-        ]
+        Row(
+            [
+                Cell(f"<code>{breakable(q.get('key', ''))}</code>"),
+                Cell(esc(f"${q['usd']:,}/{q.get('unit', '')}"), float(q["usd"])),
+                Cell(esc(q.get("region", ""))),
+                Cell(esc(q.get("date", ""))),
+                Cell(esc(q.get("confidence", ""))),
+            ],
+            detail=f'<p class="source">Source: {esc(q.get("source", ""))}</p>',
+        )
         for q in prices
     ]
-    return table(table_id, "Unit prices behind the figures, with their source and date", columns, rows)
+    caption = "Unit prices behind the figures, with their date and, under each, its source"
+    return table(table_id, caption, columns, rows)
 
 
-def pricing_line(info: dict[str, Any]) -> str:
-    parts = [
-        f"Region <b>{esc(info['region'])}</b>",
-        f"embedded AWS price snapshot compiled <b>{esc(info['compiled'])}</b>",
-    ]
+def pricing_line(info: dict[str, Any], prices: list[dict[str, Any]]) -> str:
+    """Region, the span of dates of the prices this page cites (not the snapshot's compile date:
+    a snapshot compiled today can carry a price from 2022), overlay and usage file."""
+    parts = [f"Region <b>{esc(info['region'])}</b>", price_dates_html(prices)]
     if info.get("overlay"):
         parts.append(f"your prices from <code>{esc(info['overlay'])}</code> take precedence")
     parts.append(
@@ -166,8 +174,38 @@ def _cost_cell(f: Finding) -> Cell:
     return Cell(esc(usd(f.cost.monthly_usd)), float(f.cost.monthly_usd))
 
 
-def _message_cell(f: Finding, new: bool) -> Cell:
-    parts = [f"<p>{'<b>new</b> ' if new else ''}{esc(f.message)}</p>"]
+def _rule_cell(f: Finding) -> Cell:
+    """The id, and the slug on a small line of its own: neither ever wraps. Where the page is
+    narrow, the stylesheet hides the slug here and shows its copy in the detail row."""
+    text = f'<span class="rule-id">{esc(f.rule_id)}</span><code class="rule">{esc(f.rule)}</code>'
+    return Cell(text, f.rule_id)
+
+
+def _value(key: str, value: Any) -> str:
+    """A dollar amount (a key ending ``_usd``) with its sign; a nested mapping's keys in words
+    too, but the prices' (their keys are price names: ``PERSISTENT_2/250``); the rest as it is."""
+    if key.endswith("_usd") and isinstance(value, (int, float)) and not isinstance(value, bool):
+        return "$" + value_html(value)
+    if isinstance(value, dict) and key != "prices" and not ("usd" in value and "unit" in value):
+        items = "".join(f"<li>{esc(label(k))}: {_value(k, v)}</li>" for k, v in value.items())
+        return f'<ul class="nested">{items}</ul>'
+    return value_html(value)
+
+
+def _assumptions(items: dict[str, Any]) -> str:
+    """The assumptions in words; each entry keeps its JSON key (``data-key``) for recomputing."""
+    rows = "".join(
+        f'<dt data-key="{esc(k)}" title="{esc(k)}">{esc(label(k))}</dt><dd>{_value(k, v)}</dd>'
+        for k, v in items.items()
+    )
+    return f'<dl class="assumptions">{rows}</dl>'
+
+
+def _detail_cell(f: Finding, new: bool) -> str:
+    """The finding's second row, across the whole table: the message, the one-phrase basis, and
+    the full basis and assumptions folded."""
+    slug = f'<code class="rule narrow">{esc(f.rule)}</code> '  # shown where the Rule column hides it
+    parts = [f'<p class="message">{slug}{"<b>new</b> " if new else ""}{esc(f.message)}</p>']
     if f.suppressed is not None:
         parts.append(f'<p class="muted">Suppressed in source: {esc(f.suppressed or "no reason given")}</p>')
     if f.cost is not None:
@@ -177,39 +215,42 @@ def _message_cell(f: Finding, new: bool) -> Cell:
         else:
             summary = f"How {usd(f.cost.monthly_usd)}/month is computed"
             basis = f.cost.basis
+        brief = f': <span class="brief">{esc(f.cost.brief)}</span>' if f.cost.brief else ""
         parts.append(
-            f'<details><summary>{esc(summary)}</summary><p class="basis">{esc(basis)}</p>'
-            + (definition_list(f.cost.assumptions) if f.cost.assumptions else "")
+            f'<details><summary><span class="how">{esc(summary)}</span>{brief}</summary>'
+            f'<p class="basis">{esc(basis)}</p>'
+            + (_assumptions(f.cost.assumptions) if f.cost.assumptions else "")
             + "</details>"
         )
-    return Cell("".join(parts))
+    return "".join(parts)
+
+
+FINDING_COLUMNS = (
+    Column("Severity"),
+    Column("Rule", css="rule"),
+    Column("Resource", css="name"),
+    Column("Location", css="name"),
+    Column("$/month", numeric=True, sort="descending"),
+    Column("Cost kind"),
+)
 
 
 def findings_table(table_id: str, caption: str, findings: list[Finding], new: set[int]) -> str:
-    columns = [
-        Column("Severity"),
-        Column("Rule"),
-        Column("Resource", css="wide"),
-        Column("Location", css="wide"),
-        Column("$/month", numeric=True, sort="descending"),
-        Column("Cost kind"),
-        Column("Finding, basis and assumptions", css="message"),
-    ]
-    rows = []
+    """One finding, two rows: its facts in columns, then its message and basis across the table
+    (a detail row the sort script keeps under its finding)."""
+    rows: list[Row] = []
     for f in findings:
         kind = f.cost.kind if f.cost is not None else ""
-        rows.append(
-            [
-                Cell(badge(f.severity), f"{len(SEVERITIES) - severity_rank(f.severity)} {f.severity}"),
-                Cell(f'{esc(f.rule_id)}<br><code class="rule">{esc(f.rule)}</code>', f.rule_id),
-                Cell(f"<code>{esc(f.resource)}</code>", f.resource),
-                Cell(f'<span class="loc">{esc(f.file)}:{f.line}</span>', f"{f.file} {f.line:09d}"),
-                _cost_cell(f),
-                Cell(f'<span class="kind-{esc(kind)}">{esc(kind or "–")}</span>', kind),
-                _message_cell(f, id(f) in new),
-            ]
-        )
-    return table(table_id, caption, columns, rows)
+        cells = [
+            Cell(badge(f.severity), f"{len(SEVERITIES) - severity_rank(f.severity)} {f.severity}"),
+            _rule_cell(f),
+            Cell(f"<code>{breakable(f.resource)}</code>", f.resource),
+            Cell(f'<span class="loc">{breakable(f.file)}:{f.line}</span>', f"{f.file} {f.line:09d}"),
+            _cost_cell(f),
+            Cell(f'<span class="kind-{esc(kind)}">{esc(kind or "–")}</span>', kind),
+        ]
+        rows.append(Row(cells, detail=_detail_cell(f, id(f) in new)))
+    return table(table_id, caption, list(FINDING_COLUMNS), rows)
 
 
 def _counts(findings: list[Finding]) -> str:
@@ -217,41 +258,60 @@ def _counts(findings: list[Finding]) -> str:
     return ", ".join(f"{counts[s]} {s}" for s in reversed(SEVERITIES) if counts.get(s))
 
 
-def _stats(active: list[Finding], comparison: Any) -> str:
-    figures = totals(active)
-    by_kind = {"savings": figures.savings_usd, "waste": figures.waste_usd, "exposure": figures.exposure_usd}
-    numbers: Counter[str] = Counter()
-    for f in active:
-        if f.cost is not None and f.cost.monthly_usd is not None:
-            numbers[f.cost.kind] += 1
-    items = []
-    for kind in KINDS:
-        if numbers.get(kind):
-            items.append(
-                f'<li class="stat" data-kind="{kind}" data-usd="{by_kind[kind]:.2f}">'
-                f"<span>{swatch(kind, 'stat')} {esc(KIND_LABELS[kind])}</span>"
-                f"<b>{esc(usd(by_kind[kind]))}/month</b><span>{numbers[kind]} finding(s)</span></li>"
-            )
-    if comparison is not None:
-        delta = comparison.delta_monthly_usd
-        sign = "+" if delta > 0 else "−" if delta < 0 else "±"
-        items.append(
-            f'<li class="stat" data-kind="change" data-usd="{delta:.2f}">'
-            f"<span>Change against {esc(comparison.label)}</span>"
-            f"<b>{sign}{esc(usd(abs(delta)))}/month</b><span>{len(comparison.new)} new, "
-            f"{len(comparison.fixed)} fixed, {len(comparison.unchanged)} unchanged</span></li>"
-        )
-    return f'<ul class="stats">{"".join(items)}</ul>' if items else ""
-
-
-def _exposure_line(result: ScanResult) -> str:
-    figures = result.totals()
-    if not figures.exposure_usd:
-        return ""
+def _part(kind: str, text: str, value: float, count: int, amount: bool = True) -> str:
+    figure = f" <b>{esc(usd(value))}</b>" if amount else ""
     return (
-        f'<p class="meta" id="exposure" data-usd="{figures.exposure_usd:.2f}">exposure '
-        f"{esc(usd(figures.exposure_usd))}/month if it happens: conditional, not added to the "
-        "avoidable spend</p>"
+        f'<li class="stat" data-kind="{kind}" data-usd="{value:.2f}">{swatch(kind, "stat")} '
+        f"{esc(text)}{figure} <span>({count} finding{'s' if count != 1 else ''})</span></li>"
+    )
+
+
+def headline(active: list[Finding]) -> str:
+    """The avoidable spend (savings + waste) and, apart and never added, the exposure: the same
+    two figures as the text summary and the JSON ``summary``."""
+    figures = totals(active)
+    numbers: Counter[str] = Counter(
+        f.cost.kind for f in active if f.cost is not None and f.cost.monthly_usd is not None
+    )
+    parts = []
+    if numbers.get("savings"):
+        parts.append(_part("savings", "savings", figures.savings_usd, numbers["savings"]))
+    if numbers.get("waste"):
+        plus = "+ " if parts else ""
+        parts.append(_part("waste", f"{plus}expected waste", figures.waste_usd, numbers["waste"]))
+    out = [
+        '<div class="headline">',
+        f'<div class="figure" id="total" data-usd="{figures.avoidable_usd:.2f}">'
+        '<span class="what">Avoidable spend</span>'
+        f"<b>{esc(usd(figures.avoidable_usd))}<small>/month</small></b>"
+        + (f'<ul class="parts">{"".join(parts)}</ul>' if parts else "")
+        + '<span class="note">savings + expected waste (probability x loss), the largest saving per '
+        "resource</span></div>",
+    ]
+    if numbers.get("exposure"):
+        out.append(
+            f'<div class="figure exposure" id="exposure" data-usd="{figures.exposure_usd:.2f}">'
+            '<span class="what">Exposure, not added</span>'
+            f"<b>{esc(usd(figures.exposure_usd))}<small>/month</small></b>"
+            '<ul class="parts">'
+            + _part("exposure", "per resource the largest", figures.exposure_usd, numbers["exposure"], False)
+            + '</ul><span class="note">what a setting may bill if something happens (a stuck job, a pool '
+            "scaling to its limits): conditional, never added to the avoidable spend</span></div>"
+        )
+    out.append("</div>")
+    return "".join(out)
+
+
+def _change(comparison: Any) -> str:
+    if comparison is None:
+        return ""
+    delta = comparison.delta_monthly_usd
+    sign = "+" if delta > 0 else "−" if delta < 0 else "±"
+    return (
+        f'<ul class="stats"><li class="stat" data-kind="change" data-usd="{delta:.2f}">'
+        f"<span>Change against {esc(comparison.label)}</span>"
+        f"<b>{sign}{esc(usd(abs(delta)))}/month</b><span>{len(comparison.new)} new, "
+        f"{len(comparison.fixed)} fixed, {len(comparison.unchanged)} unchanged</span></li></ul>"
     )
 
 
@@ -263,6 +323,7 @@ def render(result: ScanResult, context: ReportContext) -> str:
     info = pricing_context(context.cost_settings)
     suppressed = ranked([f for f in result.findings if f.suppressed is not None])
     baseline = ranked([f for f in result.findings if f.baseline and f.suppressed is None])
+    prices = prices_used(active + suppressed + baseline)
 
     meta = f"{len(active)} finding(s)" + (f" ({_counts(active)})" if active else "")
     meta += f" in {result.files_scanned} file(s) scanned · fail-on {context.fail_on}"
@@ -275,12 +336,10 @@ def render(result: ScanResult, context: ReportContext) -> str:
         meta += f" · {verdict} the budget of {usd(context.max_monthly_usd)}/month"
     body = [
         "<header><h1>finlint: AI-training cost report</h1>",
-        f'<p class="headline" id="total" data-usd="{total:.2f}">{esc(usd(total))}'
-        "<small>/month avoidable: savings + expected waste, the largest saving per resource</small></p>",
-        _exposure_line(result),
+        headline(active),
         f'<p class="meta">{esc(meta)}</p>',
-        _stats(active, comparison),
-        pricing_line(info),
+        _change(comparison),
+        pricing_line(info, prices),
         "</header>",
     ]
     if active:
@@ -304,7 +363,6 @@ def render(result: ScanResult, context: ReportContext) -> str:
                 findings_table(table_id, f"{title}: reported, never fail the run", items, new),
                 "</details></section>",
             ]
-    prices = prices_used(active + suppressed + baseline)
     if prices:
         body += ["<section><h2>Prices used</h2>", prices_table(prices), "</section>"]
     footer = [f"Generated by finlint {esc(__version__)}. Figures are estimates from the basis shown."]

@@ -19,6 +19,7 @@ from finlint.reporters.html_page import (
     Cell,
     Chart,
     Column,
+    Row,
     bar_chart,
     esc,
     page,
@@ -26,6 +27,7 @@ from finlint.reporters.html_page import (
     table,
     top_bars,
 )
+from finlint.reporters.html_text import breakable
 from finlint.reporters.markdown import usd
 
 KIND_GROUPS = {
@@ -81,7 +83,9 @@ def charts(items: list[LineItem]) -> str:
     )
 
 
-def _row(i: LineItem) -> list[Cell]:
+def _row(i: LineItem) -> Row:
+    """A resource's figures in columns, and what they count (quantity at unit price, the prices
+    and their sources) in a detail row across the table, as the scan page shows a basis."""
     priced = i.monthly_usd is not None
     estimate = _estimate(i) if priced else "not priced"
     what = f"{i.description}: {i.quantity or '-'}"
@@ -91,18 +95,19 @@ def _row(i: LineItem) -> list[Cell]:
     quotes = [q for q in (i.unit_price, *i.extra_prices) if q is not None]
     if quotes:
         cites = "".join(f"<li>{esc(q.key)} {esc(q.rate())}: {esc(q.cite())}</li>" for q in quotes)
-        detail = f"<details><summary>Prices and sources</summary><ul>{cites}</ul></details>"
+        summary = '<summary><span class="how">Prices and sources</span></summary>'
+        detail = f"<details>{summary}<ul>{cites}</ul></details>"
     if not priced:
         what += f" (not priced: {i.reason or 'no price'})"
-    return [
-        Cell(f"<code>{esc(i.resource)}</code>", i.resource),
+    cells = [
+        Cell(f"<code>{breakable(i.resource)}</code>", i.resource),
         Cell(esc(group(i)), group(i)),
-        Cell(f'<span class="loc">{esc(i.file)}:{i.line}</span>', f"{i.file} {i.line:09d}"),
+        Cell(f'<span class="loc">{breakable(i.file)}:{i.line}</span>', f"{i.file} {i.line:09d}"),
         Cell(esc(usd(i.monthly_usd)) if i.monthly_usd is not None else "not priced", i.monthly_usd or -1.0),
         Cell(esc(usd(i.per_run_usd)) if i.per_run_usd is not None else "–", i.per_run_usd or -1.0),
         Cell(f'<span class="kind-{esc(estimate)}">{esc(estimate)}</span>', estimate),
-        Cell(f"<p>{esc(what)}</p>{detail}"),
     ]
+    return Row(cells, detail=f'<p class="message">{esc(what)}</p>{detail}')
 
 
 def _stats(b: Breakdown) -> str:
@@ -150,24 +155,25 @@ def render_breakdown(b: Breakdown, settings: Any = None) -> str:
         sub += f", of which {usd(ceiling)} are ceilings"
     body = [
         "<header><h1>finlint: declared AI-training spend</h1>",
-        f'<p class="headline" id="total" data-usd="{total:.2f}">{esc(usd(total))}'
-        f"<small>{esc(sub)}</small></p>",
+        f'<p class="total" id="total" data-usd="{total:.2f}">{esc(usd(total))}<small>{esc(sub)}</small></p>',
         f'<p class="meta">{len(b.items)} AI-training resource(s) declared in the infrastructure code</p>',
         _stats(b),
-        pricing_line(info),
+        pricing_line(info, _prices(b)),
         "</header>",
     ]
     if b.items:
         columns = [
-            Column("Resource", css="wide"),
+            Column("Resource", css="name"),
             Column("Kind"),
-            Column("Location", css="wide"),
+            Column("Location", css="name"),
             Column("$/month", numeric=True, sort="descending"),
             Column("$/run", numeric=True),
             Column("Estimate"),
-            Column("What: quantity at unit price", css="message"),
         ]
-        caption = "Largest first; sort by any column. A ceiling is what a job costs if it runs to its cap."
+        caption = (
+            "Largest first; sort by any column. Under each resource: its quantity at unit price. "
+            "A ceiling is what a job costs if it runs to its cap."
+        )
         body += [
             "<section><h2>Where the dollars are</h2>",
             charts(b.items),

@@ -6,10 +6,11 @@ else (``default-src 'none'``). So the report fetches nothing, and even a string 
 escaping could not run as script. Every string from scanned files goes through :func:`esc`.
 
 It reads without JavaScript (charts are SVG, the table is already ranked by dollars); the
-script only adds sort buttons to the table headers and opens every ``<details>`` before
-printing. Colours meet WCAG AA (text 4.5:1, chart marks 3:1 against white; see ``PALETTE`` and
-``tests/reporters/test_reporter_html.py``), and exposure figures, which are conditional rather than expected
-spend, are drawn hatched with a solid outline so they differ without colour too.
+script only adds sort buttons to the table headers (a :class:`Row`'s detail row moves with its
+row) and opens every ``<details>`` before printing. Colours meet WCAG AA (text 4.5:1, chart
+marks 3:1 against white; see ``PALETTE`` and ``tests/reporters/test_reporter_html.py``), and
+exposure figures, which are conditional rather than expected spend, are drawn hatched with a
+solid outline so they differ without colour too.
 """
 
 from __future__ import annotations
@@ -113,11 +114,6 @@ def value_html(value: Any) -> str:
     return esc(value)
 
 
-def definition_list(items: Mapping[str, Any]) -> str:
-    rows = "".join(f"<dt>{esc(k)}</dt><dd>{value_html(v)}</dd>" for k, v in items.items())
-    return f'<dl class="assumptions">{rows}</dl>'
-
-
 # --- charts -------------------------------------------------------------------------------------
 
 
@@ -157,7 +153,10 @@ def top_bars(bars: list[Bar], limit: int, noun: str) -> list[Bar]:
     return ranked[: limit - 1] + [Bar(f"{len(rest)} other {noun}", [(k, v) for k, v in merged.items() if v])]
 
 
-_LABEL_W, _BAR_X, _BAR_W, _WIDTH = 322, 330, 540, 960
+#: the chart's own width is the page's at 800 px (760 px inside the margins), so its 12 px labels
+#: are drawn at 12 px there rather than scaled down (wider pages show it at that size); the bars
+#: leave room after the longest for a figure of ten characters ("$1,234,567")
+_LABEL_W, _BAR_X, _BAR_W, _WIDTH = 322, 330, 330, 760
 _LINE_CHARS = 44  # what fits in the label column at 12px
 _SPLIT_AT = ".[/:-_"
 
@@ -176,10 +175,14 @@ def _fill(chart_id: str, kind: str) -> str:
 
 
 def label_lines(label: str) -> list[str]:
-    """One line, or two split at the separator nearest the middle (each cut to fit)."""
+    """One line, or two split after the separator nearest the middle, else between the camel-case
+    words nearest it (each line cut to fit)."""
     if len(label) <= _LINE_CHARS:
         return [label]
-    cuts = [i for i, ch in enumerate(label) if ch in _SPLIT_AT and 0 < i < len(label) - 1]
+    # a line ends with its separator (``PersistentVolumeClaim/``), but ``[`` opens the next one
+    cuts = [i + (ch != "[") for i, ch in enumerate(label) if ch in _SPLIT_AT and 0 < i < len(label) - 1]
+    if not cuts:  # no separator (a CloudFormation logical id): between two camel-case words
+        cuts = [i for i in range(1, len(label)) if label[i].isupper() and label[i - 1].islower()]
     cut = min(cuts, key=lambda i: abs(i - len(label) / 2)) if cuts else len(label) // 2
     return [truncate(label[:cut], _LINE_CHARS), truncate(label[cut:], _LINE_CHARS)]
 
@@ -275,7 +278,16 @@ class Cell:
     css: str = ""
 
 
-def table(table_id: str, caption: str, columns: list[Column], rows: Iterable[list[Cell]]) -> str:
+@dataclass
+class Row:
+    """A table row, and optionally a detail row under it across every column (a finding's
+    message and basis): the sort script moves the two together."""
+
+    cells: list[Cell]
+    detail: str = ""  # already escaped HTML; "" for no detail row
+
+
+def table(table_id: str, caption: str, columns: list[Column], rows: Iterable[list[Cell] | Row]) -> str:
     """A table the inline script makes sortable; without script it keeps the server's order."""
     head = "".join(
         f'<th scope="col"{" data-type=" + chr(34) + "num" + chr(34) if c.numeric else ""}'
@@ -283,9 +295,10 @@ def table(table_id: str, caption: str, columns: list[Column], rows: Iterable[lis
         for c in columns
     )
     body: list[str] = []
-    for row in rows:
+    for item in rows:
+        row = item if isinstance(item, Row) else Row(item)
         cells = []
-        for col, cell in zip(columns, row, strict=False):
+        for col, cell in zip(columns, row.cells, strict=False):
             attrs = ""
             if cell.sort is not None:
                 key = f"{cell.sort:.2f}" if isinstance(cell.sort, float) else str(cell.sort)
@@ -294,7 +307,11 @@ def table(table_id: str, caption: str, columns: list[Column], rows: Iterable[lis
             if css:
                 attrs += f' class="{esc(css)}"'
             cells.append(f"<td{attrs}>{cell.html}</td>")
-        body.append(f"<tr>{''.join(cells)}</tr>")
+        if row.detail:
+            body.append(f'<tr class="has-detail">{"".join(cells)}</tr>')
+            body.append(f'<tr class="detail"><td colspan="{len(columns)}">{row.detail}</td></tr>')
+        else:
+            body.append(f"<tr>{''.join(cells)}</tr>")
     return (
         f'<div class="scroll"><table class="sortable" id="{esc(table_id)}">'
         f"<caption>{esc(caption)}</caption><thead><tr>{head}</tr></thead>"
@@ -323,12 +340,16 @@ SCRIPT = """
     var now = th.getAttribute("aria-sort");
     var asc = now ? now !== "ascending" : !numeric;
     var body = table.tBodies[0];
-    var rows = Array.prototype.slice.call(body.rows);
-    rows.sort(function (a, b) {
-      var x = key(a, i, numeric), y = key(b, i, numeric);
+    var groups = [];
+    Array.prototype.forEach.call(body.rows, function (r) {
+      if (r.classList.contains("detail") && groups.length) { groups[groups.length - 1].push(r); }
+      else { groups.push([r]); }
+    });
+    groups.sort(function (a, b) {
+      var x = key(a[0], i, numeric), y = key(b[0], i, numeric);
       return (x < y ? -1 : x > y ? 1 : 0) * (asc ? 1 : -1);
     });
-    rows.forEach(function (r) { body.appendChild(r); });
+    groups.forEach(function (g) { g.forEach(function (r) { body.appendChild(r); }); });
     Array.prototype.forEach.call(heads, function (h) { h.removeAttribute("aria-sort"); });
     th.setAttribute("aria-sort", asc ? "ascending" : "descending");
   }
@@ -352,6 +373,10 @@ SCRIPT = """
 """
 
 
+#: below this page width the Rule column shows the id only and the slug opens the detail row
+NARROW_PX = 1100
+
+
 def _style() -> str:
     p = PALETTE
     severities = "".join(f".sev-{s}{{background:{p[s]};border-color:{p[s]}}}" for s in SEVERITY_ORDER)
@@ -365,8 +390,17 @@ Roboto,"Helvetica Neue",Arial,sans-serif}}
 main{{max-width:1180px;margin:0 auto;padding:24px 20px 48px}}
 h1{{font-size:22px;margin:0 0 4px}} h2{{font-size:18px;margin:32px 0 8px}}
 .muted{{color:{p["muted"]}}}
-.headline{{font-size:40px;font-weight:700;margin:8px 0 0;line-height:1.1}}
-.headline small{{font-size:18px;font-weight:400;color:{p["muted"]}}}
+.headline{{display:flex;flex-wrap:wrap;gap:12px;margin:12px 0 10px}}
+.figure{{flex:1 1 320px;border:1px solid {p["rule"]};border-radius:6px;padding:10px 14px}}
+.figure.exposure{{border:2px dashed {p["exposure"]}}}
+.figure .what{{display:block;font-weight:600}}
+.figure>b{{display:block;font-size:36px;line-height:1.15}}
+.figure>b small{{font-size:16px;font-weight:400;color:{p["muted"]}}}
+.figure .note{{display:block;color:{p["muted"]};font-size:13px;margin-top:2px}}
+ul.parts{{list-style:none;margin:4px 0 0;padding:0;display:flex;flex-wrap:wrap;gap:2px 14px}}
+ul.parts span{{color:{p["muted"]};font-size:13px}}
+p.total{{font-size:40px;font-weight:700;margin:8px 0 0;line-height:1.1}}
+p.total small{{font-size:18px;font-weight:400;color:{p["muted"]}}}
 .meta{{color:{p["muted"]};margin:6px 0 0}}
 .stats{{display:flex;flex-wrap:wrap;gap:12px;margin:16px 0 0;padding:0;list-style:none}}
 .stats li{{background:{p["panel"]};border:1px solid {p["rule"]};border-radius:6px;padding:10px 14px;
@@ -374,7 +408,7 @@ min-width:180px}}
 .stats b{{display:block;font-size:20px;color:{p["text"]}}}
 .stats span{{color:{p["muted"]};font-size:13px}}
 .charts{{display:grid;grid-template-columns:1fr;gap:8px}}
-figure{{margin:0;max-width:960px}} figcaption{{font-weight:600;margin:12px 0 4px}}
+figure{{margin:0;max-width:{_WIDTH}px}} figcaption{{font-weight:600;margin:12px 0 4px}}
 svg.chart{{width:100%;height:auto;display:block}}
 svg.chart text{{font:13px system-ui,sans-serif;fill:{p["text"]}}}
 svg.chart text.value{{font-weight:600}} svg.chart text.label{{font-size:12px}}
@@ -394,29 +428,39 @@ th[aria-sort=descending] button::after{{content:" \\25BC"}}
 th button:focus-visible,summary:focus-visible{{outline:2px solid {p["text"]};outline-offset:2px}}
 code,.loc{{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:13px;
 overflow-wrap:anywhere}}
+td.name code,td.name .loc{{overflow-wrap:normal;word-break:normal}}
+td.rule{{white-space:nowrap}} .rule-id{{display:block;font-weight:600}}
+td.rule code.rule{{display:block;font-size:12px;color:{p["muted"]}}}
+code.rule.narrow{{display:none;white-space:nowrap;font-weight:600}}
+@media (max-width:{NARROW_PX}px){{td.rule code.rule{{display:none}} code.rule.narrow{{display:inline}}}}
+tr.has-detail td{{border-bottom:0;padding-bottom:2px}}
+tr.detail td{{padding-top:0}} tr.detail td>*{{contain:inline-size}}
+tr.detail p.message{{margin:0 0 2px}}
+.brief{{color:{p["muted"]}}}
 .badge{{display:inline-block;color:{p["badge-text"]};border:1px solid;border-radius:4px;padding:0 6px;
 font-size:12px;font-weight:600}}
 {severities}{kinds}
 .kind-exposure,.kind-ceiling{{font-weight:600}}
-details{{margin:4px 0 0}} summary{{cursor:pointer;color:{p["text"]};text-decoration:underline}}
-.basis{{margin:6px 0;max-width:80ch}}
+details{{margin:4px 0 0}} summary{{cursor:pointer;color:{p["text"]}}}
+summary .how{{text-decoration:underline}}
+.basis{{margin:6px 0;max-width:80ch}} tr.detail .basis{{max-width:none}}
 dl.assumptions{{display:grid;grid-template-columns:max-content 1fr;gap:2px 12px;margin:4px 0;font-size:13px}}
 dl.assumptions dt{{color:{p["muted"]}}} dl.assumptions dd{{margin:0;overflow-wrap:anywhere}}
 ul.nested{{margin:0;padding-left:1.1em}}
 td p{{margin:0 0 4px}} code.rule{{overflow-wrap:normal}}
-td.wide{{min-width:13em}} td.message{{min-width:26em}}
+p.source{{margin:0;color:{p["muted"]};font-size:13px;overflow-wrap:break-word}}
 td.nw{{white-space:nowrap}} td.nw code{{overflow-wrap:normal}}
 footer{{margin-top:32px;color:{p["muted"]};font-size:13px}}
 @media print{{
 body{{font-size:11pt}} main{{max-width:none;padding:0}}
-.headline{{font-size:26pt}}
+.figure>b,p.total{{font-size:24pt}}
 .charts{{display:block}} figure{{break-inside:avoid;margin-bottom:12pt}}
 .scroll{{overflow:visible}}
-thead{{display:table-header-group}} tr{{break-inside:avoid}}
+thead{{display:table-header-group}} tr{{break-inside:avoid}} tr.has-detail{{break-after:avoid}}
 th button{{text-decoration:none}}
 th[aria-sort] button::after{{content:""}}
 details::details-content{{content-visibility:visible;display:contents}}
-summary{{text-decoration:none;font-style:italic}}
+summary .how{{text-decoration:none;font-style:italic}}
 .badge{{color:{p["text"]};background:none}}
 .stats li{{background:none}}
 }}
