@@ -220,8 +220,13 @@ def test_scan_headline_and_charts_carry_the_json_numbers(demo: dict[str, Any]) -
             per_rule_kind[(f"{f['rule_id']} {f['rule']}", f["cost"]["kind"])] += f["cost"]["monthly_usd"]
     by_rule = bars(doc, "by-rule")
     assert by_rule.keys() == per_rule.keys()
-    for label, value in per_rule.items():
-        assert by_rule[label] == pytest.approx(value, abs=0.02), label
+    for label in per_rule:  # a bar's figure adds savings and waste; its exposure stands apart
+        bar = doc.find("g", **{"data-label": label})
+        added = sum(v for (rule, kind), v in per_rule_kind.items() if rule == label and kind != "exposure")
+        assert by_rule[label] == pytest.approx(added, abs=0.02), label
+        assert float(bar.attrs["data-apart-usd"]) == pytest.approx(
+            per_rule_kind[(label, "exposure")], abs=0.02
+        )
     # segments: one per cost kind, risk hatched
     for bar in doc.find("svg", id="by-rule").find_all("g"):
         for seg in bar.find_all("rect"):
@@ -231,7 +236,9 @@ def test_scan_headline_and_charts_carry_the_json_numbers(demo: dict[str, Any]) -
             assert hatched == (seg.attrs["data-kind"] == "exposure")
     assert doc.find("pattern", id="by-rule-exposure")
     visible = [t.text() for t in doc.find("svg", id="by-rule").find_all("text", class_="value")]
-    assert visible[0] == usd_text(max(per_rule.values()))
+    largest = max(max(per_rule_kind[(r, "exposure")], by_rule[r]) for r in per_rule)
+    assert usd_text(largest) in visible[:2]  # the top row's longer bar
+    assert usd_text(per_rule["FIN301 oversized-p5"]) not in visible  # never savings + exposure
     # by resource: the top 11, then the rest in one bar; together the total
     by_resource = bars(doc, "by-resource")
     assert len(by_resource) == 12 and list(by_resource)[-1].endswith("other resources")
@@ -586,27 +593,36 @@ def test_browser_loads_cleanly_and_fetches_nothing(
 def test_browser_draws_bars_to_scale(browser: Browser, demo: dict[str, Any]) -> None:
     browser.open(demo["scan_path"].as_uri())
     drawn = browser.evaluate(
-        """Array.from(document.querySelectorAll('#by-rule g.bar')).map(g => ({
-            label: g.dataset.label, usd: parseFloat(g.dataset.usd),
-            width: Array.from(g.querySelectorAll('rect')).reduce((w, r) => w + r.getBBox().width, 0),
-            shown: g.querySelector('text.value').textContent}))"""
+        """Array.from(document.querySelectorAll('#by-rule g.bar')).flatMap(g =>
+            ['added', 'apart'].map(lane => {
+              const rects = Array.from(g.querySelectorAll('rect')).filter(r =>
+                (r.dataset.kind === 'exposure') === (lane === 'apart'));
+              return {label: g.dataset.label, lane: lane,
+                usd: parseFloat(lane === 'apart' ? g.dataset.apartUsd : g.dataset.usd),
+                width: rects.reduce((w, r) => w + r.getBBox().width, 0),
+                shown: Array.from(g.querySelectorAll('text.value')).map(t => t.textContent)};
+            }).filter(d => d.usd > 0))"""
     )
     data = demo["json"]
-    per_rule: dict[str, float] = defaultdict(float)
+    expected: dict[tuple[str, str], float] = defaultdict(float)
     for f in data["findings"]:
         if f["cost"] and f["cost"]["monthly_usd"]:
-            per_rule[f"{f['rule_id']} {f['rule']}"] += f["cost"]["monthly_usd"]
-    assert {d["label"]: d["usd"] for d in drawn} == pytest.approx(dict(per_rule), abs=0.02)
+            lane = "apart" if f["cost"]["kind"] == "exposure" else "added"
+            expected[(f"{f['rule_id']} {f['rule']}", lane)] += f["cost"]["monthly_usd"]
+    assert {(d["label"], d["lane"]): d["usd"] for d in drawn} == pytest.approx(dict(expected), abs=0.02)
     # every label starts inside the chart (long ones wrap rather than run off the left edge)
     lefts = browser.evaluate(
         "Array.from(document.querySelectorAll('svg.chart text.label')).map(t => t.getBBox().x)"
     )
     assert lefts and min(lefts) >= 0, lefts
     top = max(drawn, key=lambda d: d["usd"])
-    for d in drawn:
-        assert d["shown"] == usd_text(d["usd"])
+    for d in drawn:  # each lane is drawn to scale and shows its own figure, never a sum of kinds
+        assert usd_text(d["usd"]) in d["shown"]
         if d["usd"] / top["usd"] > 0.01:  # tiny bars get a 1-unit minimum
             assert d["width"] / top["width"] == pytest.approx(d["usd"] / top["usd"], rel=0.01)
+    fin301 = [d for d in drawn if d["label"] == "FIN301 oversized-p5"]
+    assert {d["lane"] for d in fin301} == {"added", "apart"}  # a saving and an exposure, apart
+    assert usd_text(sum(d["usd"] for d in fin301)) not in fin301[0]["shown"]
 
 
 @needs_chromium

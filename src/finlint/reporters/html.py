@@ -154,7 +154,7 @@ def charts(findings: list[Finding]) -> str:
         Bar(resource, _resource_segments(items), note=f"{file}:{min(f.line for f in items)}")
         for (resource, file), items in by_resource.items()
     ]
-    rule_bars.sort(key=lambda b: (-b.total, b.label))
+    rule_bars.sort(key=lambda b: (-b.size, b.label))
     res_bars = top_bars(res_bars, TOP_RESOURCES, "resources")
     kinds_present = {k for b in rule_bars for k, v in b.segments if v > 0}
     legend = [(k, KIND_LABELS[k]) for k in KINDS if k in kinds_present]

@@ -117,17 +117,33 @@ def value_html(value: Any) -> str:
 # --- charts -------------------------------------------------------------------------------------
 
 
+#: kinds never added to the others: drawn as a bar of their own beside the stacked one
+APART = frozenset({"exposure"})
+
+
 @dataclass
 class Bar:
-    """One bar: a label and its dollars by kind (drawn as stacked segments)."""
+    """One bar: a label and its dollars by kind. Kinds that add up (savings and waste, a bill's
+    parts) are stacked; an :data:`APART` kind (exposure) is a second bar in the same row, never
+    added to them."""
 
     label: str
     segments: list[tuple[str, float]]
     note: str = ""  # tooltip text after the label (a location, a count)
 
     @property
-    def total(self) -> float:
-        return sum(v for _, v in self.segments)
+    def added(self) -> float:
+        """The stacked kinds' sum (for the scan: the avoidable spend)."""
+        return sum(v for k, v in self.segments if k not in APART)
+
+    @property
+    def apart(self) -> float:
+        return sum(v for k, v in self.segments if k in APART)
+
+    @property
+    def size(self) -> float:
+        """What the bar is ranked and scaled by: the longer of its two bars."""
+        return max(self.added, self.apart)
 
 
 @dataclass
@@ -142,7 +158,7 @@ class Chart:
 
 def top_bars(bars: list[Bar], limit: int, noun: str) -> list[Bar]:
     """The largest non-zero bars, the rest summed (kind by kind) into one last bar."""
-    ranked = sorted((b for b in bars if b.total > 0), key=lambda b: (-b.total, b.label))
+    ranked = sorted((b for b in bars if b.size > 0), key=lambda b: (-b.size, b.label))
     if len(ranked) <= limit:
         return ranked
     rest = ranked[limit - 1 :]
@@ -187,14 +203,36 @@ def label_lines(label: str) -> list[str]:
     return [truncate(label[:cut], _LINE_CHARS), truncate(label[cut:], _LINE_CHARS)]
 
 
+def _lane(
+    chart_id: str, segments: list[tuple[str, float]], top: float, y: float, h: float
+) -> tuple[str, float]:
+    """One bar's rectangles from the axis, and where it ends."""
+    x = float(_BAR_X)
+    rects: list[str] = []
+    for kind, value in segments:
+        if value <= 0:
+            continue
+        w = max(value / top * _BAR_W, 1.0)
+        rects.append(
+            f'<rect class="seg seg-{esc(kind)}" data-kind="{esc(kind)}" data-usd="{value:.2f}" '
+            f'x="{x:.1f}" y="{y:.0f}" width="{w:.1f}" height="{h:.0f}" '
+            f'fill="{_fill(chart_id, kind)}" stroke="{PALETTE.get(kind, PALETTE["other"])}" '
+            f'stroke-width="1.5"><title>{esc(kind)}: {esc(usd(value))}/month</title></rect>'
+        )
+        x += w
+    return "".join(rects), x
+
+
 def bar_chart(chart: Chart) -> str:
-    """A horizontal bar chart in inline SVG; every bar carries its figure as ``data-usd``."""
-    bars = [b for b in chart.bars if b.total > 0]
+    """A horizontal bar chart in inline SVG; every bar carries its figures as ``data-usd`` (the
+    stacked kinds' sum) and ``data-apart-usd`` (the exposure, never added to it)."""
+    bars = [b for b in chart.bars if b.size > 0]
     if not bars:
         return f'<p class="muted">{esc(chart.title)}: no dollar figures to chart.</p>'
-    top = max(b.total for b in bars)
+    top = max(b.size for b in bars)
     lines = [label_lines(b.label) for b in bars]
-    row_h = 40 if any(len(ls) > 1 for ls in lines) else 28
+    both = any(b.added and b.apart for b in bars)
+    row_h = 40 if both or any(len(ls) > 1 for ls in lines) else 28
     height = len(bars) * row_h + 8
     kinds = sorted({k for b in bars for k, v in b.segments if v > 0} & HATCHED)
     defs = "".join(_pattern(chart.chart_id, k) for k in kinds)
@@ -202,30 +240,40 @@ def bar_chart(chart: Chart) -> str:
     for i, (b, label) in enumerate(zip(bars, lines, strict=True)):
         y = 4 + i * row_h
         mid = y + row_h / 2
-        x = float(_BAR_X)
-        segs: list[str] = []
-        for kind, value in b.segments:
-            if value <= 0:
-                continue
-            w = max(value / top * _BAR_W, 1.0)
-            segs.append(
-                f'<rect class="seg seg-{esc(kind)}" data-kind="{esc(kind)}" data-usd="{value:.2f}" '
-                f'x="{x:.1f}" y="{mid - 9:.0f}" width="{w:.1f}" height="18" '
-                f'fill="{_fill(chart.chart_id, kind)}" stroke="{PALETTE.get(kind, PALETTE["other"])}" '
-                f'stroke-width="1.5"><title>{esc(kind)}: {esc(usd(value))}/month</title></rect>'
+        added = [(k, v) for k, v in b.segments if k not in APART]
+        apart = [(k, v) for k, v in b.segments if k in APART]
+        lanes: list[tuple[list[tuple[str, float]], str]] = []
+        if b.added:
+            lanes.append((added, usd(b.added)))
+        if b.apart:
+            lanes.append((apart, usd(b.apart)))  # hatched: the legend says it is an exposure
+        h = 18.0 if len(lanes) == 1 else 14.0
+        drawn: list[str] = []
+        for n, (segments, figure) in enumerate(lanes):
+            top_y = mid - 9 if len(lanes) == 1 else mid - 15 + n * 16
+            rects, end = _lane(chart.chart_id, segments, top, top_y, h)
+            value_y = top_y + h / 2 + 4
+            drawn.append(
+                f'{rects}<text class="value" x="{end + 6:.1f}" y="{value_y:.0f}">{esc(figure)}</text>'
             )
-            x += w
-        tip = f"{b.label}{' (' + b.note + ')' if b.note else ''}: {usd(b.total)}/month"
+        figures = " and ".join(
+            part
+            for part in (
+                f"{usd(b.added)}/month" if b.added else "",
+                f"exposure {usd(b.apart)}/month (not added)" if b.apart else "",
+            )
+            if part
+        )
+        tip = f"{b.label}{' (' + b.note + ')' if b.note else ''}: {figures}"
         first = mid + 5 - 7 * (len(label) - 1)
         text = "".join(
             f'<tspan x="{_LABEL_W}" y="{first + 14 * n:.0f}">{esc(part)}</tspan>'
             for n, part in enumerate(label)
         )
         rows.append(
-            f'<g class="bar" data-label="{esc(b.label)}" data-usd="{b.total:.2f}">'
-            f"<title>{esc(tip)}</title>"
-            f'<text class="label" text-anchor="end">{text}</text>{"".join(segs)}'
-            f'<text class="value" x="{x + 6:.1f}" y="{mid + 5:.0f}">{esc(usd(b.total))}</text>'
+            f'<g class="bar" data-label="{esc(b.label)}" data-usd="{b.added:.2f}" '
+            f'data-apart-usd="{b.apart:.2f}"><title>{esc(tip)}</title>'
+            f'<text class="label" text-anchor="end">{text}</text>{"".join(drawn)}'
             "</g>"
         )
     axis = f'<line x1="{_BAR_X}" y1="2" x2="{_BAR_X}" y2="{height - 2}" stroke="{PALETTE["rule"]}"/>'
