@@ -23,7 +23,14 @@ def _fix_all(root: Path) -> list[tuple[str, str, str, set[int]]]:
     out = []
     for ff in found.files:
         (root / ff.file).write_text(ff.after, encoding="utf-8")
-        lines = {e.start_line for _, fx in ff.fixes for e in fx.edits}
+        # an inserted block may be shown by difflib as many lines earlier as it is long (its
+        # last lines repeat the ones above it: "  }" of the block before a new block)
+        lines = {
+            e.start_line - k
+            for _, fx in ff.fixes
+            for e in fx.edits
+            for k in range(e.new_text.count("\n") + 1)
+        }
         out.append((ff.file, ff.before, ff.after, lines))
     return out
 
