@@ -242,3 +242,37 @@ def yaml_set_key(
             value = f"{current.style}{value}{current.style}"
         return TextEdit(file, at, current.start_mark.column, at, current.end_mark.column, value)
     return None
+
+
+def add_keywords(file: str, text: str, line: int, sources: list[str]) -> TextEdit | None:
+    """Several keyword arguments added to the call starting on ``line``, one after the other
+    in the call's layout (:func:`add_keyword`), as one edit of the span that changed."""
+    out = text
+    for source in sources:
+        call = call_at(out, line)
+        edit = call and add_keyword(file, out, call, source)
+        if not edit:
+            return None
+        out = apply_edits(out, [edit])
+    return span_edit(file, text, out)
+
+
+def span_edit(file: str, before: str, after: str) -> TextEdit | None:
+    """The one edit that turns ``before`` into ``after``: the span between their common prefix
+    and suffix (None: no change)."""
+    if before == after:
+        return None
+    start = 0
+    limit = min(len(before), len(after))
+    while start < limit and before[start] == after[start]:
+        start += 1
+    end = 0
+    while end < limit - start and before[len(before) - 1 - end] == after[len(after) - 1 - end]:
+        end += 1
+    old_end = len(before) - end
+
+    def line_col(offset: int) -> tuple[int, int]:
+        return before.count("\n", 0, offset) + 1, offset - (before.rfind("\n", 0, offset) + 1)
+
+    (l1, c1), (l2, c2) = line_col(start), line_col(old_end)
+    return TextEdit(file, l1, c1, l2, c2, after[start : len(after) - end])
