@@ -152,9 +152,10 @@ def yaml_add_key(
 ) -> TextEdit | None:
     """Insert ``key: value`` into the block mapping at ``path`` of the YAML document holding
     1-based ``line``, as that mapping's first entry, at its indentation (missing mappings on the
-    path after its first ``must_exist`` are created). None when the document does not parse, a
-    mapping on the path is missing or in flow style, or ``key`` is there already: such files are
-    left to a person."""
+    path after its first ``must_exist`` are created); a ``value`` of several lines is a nested
+    block in 2-space steps, written under ``key`` in the file's own step. None when the document
+    does not parse, a mapping on the path is missing or in flow style, or ``key`` is there
+    already: such files are left to a person."""
     import yaml
 
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -180,12 +181,35 @@ def yaml_add_key(
         col, at = first.start_mark.column, first.start_mark.line
         if lines[at][:col].strip():
             return None
-        step = _yaml_step(node, col)
+        step = _yaml_step(node, col) or _doc_step(root) or 2
         block = [*path[depth:], key]
         out = [f"{' ' * (col + i * step)}{name}:" for i, name in enumerate(block)]
-        out[-1] += f" {value}"
+        if "\n" in value:
+            out.extend(_reindent(value, col + len(block) * step, step))
+        else:
+            out[-1] += f" {value}"
         return TextEdit(file, at + 1, 0, at + 1, 0, _eol(text).join(out) + _eol(text))
     return None
+
+
+def _reindent(block: str, base: int, step: int) -> list[str]:
+    """A YAML block written with 2-space steps, at column ``base`` in the file's ``step``: a
+    mapping nested in a mapping moves by ``step``, a sequence item's content stays 2 after its
+    ``- ``."""
+    out: list[str] = []
+    parents: list[tuple[int, int, bool]] = []  # (template indent, output column, is "- " row)
+    for row in block.split("\n"):
+        lead = len(row) - len(row.lstrip(" "))
+        while parents and parents[-1][0] >= lead:
+            parents.pop()
+        if not parents:
+            column = base
+        else:
+            p_lead, p_col, p_dash = parents[-1]
+            column = p_col + 2 if p_dash and lead == p_lead + 2 else p_col + step
+        out.append(" " * column + row.lstrip(" "))
+        parents.append((lead, column, row.lstrip(" ").startswith("- ")))
+    return out
 
 
 def _yaml_child(node: Any, key: str) -> Any:
@@ -201,7 +225,7 @@ def _yaml_child(node: Any, key: str) -> Any:
 
 
 def _yaml_step(node: Any, col: int) -> int:
-    """The file's indentation step: how far a nested mapping sits inside this one (2 if none)."""
+    """The file's indentation step: how far a nested mapping sits inside this one (0 if none)."""
     import yaml
 
     assert isinstance(node, yaml.MappingNode)
@@ -210,7 +234,24 @@ def _yaml_step(node: Any, col: int) -> int:
             step = int(v.value[0][0].start_mark.column) - col
             if step > 0:
                 return step
-    return 2
+    return 0
+
+
+def _doc_step(root: Any) -> int:
+    """The document's indentation step: the first nested block mapping's offset (0: none)."""
+    import yaml
+
+    todo = [root]
+    for _ in range(10_000):  # bounded: a document's first nested mapping is near its top
+        if not todo:
+            break
+        node = todo.pop(0)
+        if isinstance(node, yaml.MappingNode) and not node.flow_style and node.value:
+            step = _yaml_step(node, int(node.value[0][0].start_mark.column))
+            if step:
+                return step
+            todo.extend(v for _, v in node.value)
+    return 0
 
 
 def yaml_set_key(

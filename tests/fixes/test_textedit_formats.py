@@ -97,3 +97,24 @@ def test_json_left_alone() -> None:
     assert json_add_key("f.json", '{"a": [1]}', 1, ("a",), "b", "2") is None  # not an object
     assert json_add_key("f.json", '{"a": 1}', 1, ("R", "P"), "b", "2", 1) is None  # R must exist
     assert json_add_key("f.json", '{"a": 1}', 2, (), "b", "2") is None  # no object opens there
+
+
+def test_yaml_nested_block_in_the_files_own_step() -> None:
+    import yaml
+
+    from finlint.textedit import yaml_add_key
+
+    text = (
+        "Resources:\n    B:\n        Type: AWS::S3::Bucket\n"
+        "        Properties:\n            BucketName: ckpt\n"
+    )
+    edit = yaml_add_key(
+        "t.yaml", text, 1, ("Resources", "B", "Properties"), "L", "Rules:\n  - Id: x\n    Days: 3", 3
+    )
+    out = _apply(text, edit)
+    assert out == text.replace(
+        "        Properties:\n",
+        "        Properties:\n            L:\n                Rules:\n"
+        "                    - Id: x\n                      Days: 3\n",
+    )
+    assert yaml.safe_load(out)["Resources"]["B"]["Properties"]["L"] == {"Rules": [{"Id": "x", "Days": 3}]}
