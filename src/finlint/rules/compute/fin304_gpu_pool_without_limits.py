@@ -155,5 +155,10 @@ def fix(finding: Finding, text: str, usage: Mapping[str, Any]) -> Fix | None:
 
 
 RULE = Rule(
-    "FIN304", facts=(gpu_pool_without_limits,), cost_model="gpu-pool-ceiling", price=price_ceiling, fix=fix
+    "FIN304",
+    facts=(gpu_pool_without_limits,),
+    cost_model="gpu-pool-ceiling",
+    price=price_ceiling,
+    fix=fix,
+    fix_safety="unsafe",
 )

@@ -201,4 +201,5 @@ RULE = Rule(
     cost_model="checkpoint-bucket-lifecycle",
     price=price_bucket_lifecycle,
     fix=fix,
+    fix_safety="unsafe",
 )

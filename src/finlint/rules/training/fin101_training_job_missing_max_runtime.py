@@ -454,4 +454,11 @@ def _terraform_fix(finding: Finding, text: str, usage: Mapping[str, Any]) -> Fix
     return Fix(f"set timeout {{ attempt_duration_seconds = {seconds} }} ({why})", False, (edit,))
 
 
-RULE = Rule("FIN101", facts=(max_runtime_default_text,), cost_model="runaway-runtime", price=price, fix=fix)
+RULE = Rule(
+    "FIN101",
+    facts=(max_runtime_default_text,),
+    cost_model="runaway-runtime",
+    price=price,
+    fix=fix,
+    fix_safety="safe and unsafe",
+)

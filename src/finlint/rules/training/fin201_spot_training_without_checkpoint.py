@@ -97,4 +97,4 @@ def _json_fix(finding: Finding, job: TrainingJob, text: str) -> Fix | None:
     )
 
 
-RULE = Rule("FIN201", facts=(), cost_model="spot-restart", price=spot.price, fix=fix)
+RULE = Rule("FIN201", facts=(), cost_model="spot-restart", price=spot.price, fix=fix, fix_safety="unsafe")
