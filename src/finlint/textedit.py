@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from finlint.finding import TextEdit
@@ -134,6 +135,20 @@ def add_keyword(file: str, text: str, call: ast.Call, source: str) -> TextEdit |
         return TextEdit(file, last_line, last_col, last_line, last_col, f",{_eol(text)}{indent}{source}")
     if trailing_comma:
         return TextEdit(file, end_line, close_col, end_line, close_col, f" {source}")
+    ordered = sorted(args, key=lambda a: (a.lineno, a.col_offset))
+    if len(ordered) > 1 and last.lineno > (ordered[-2].end_lineno or ordered[-2].lineno):
+        # one argument per line, the ")" after the last: the new one on its own line below it
+        start_text = lines[last.lineno - 1]
+        start_col = _char_col(start_text, last.col_offset)
+        if not start_text[:start_col].strip():
+            return TextEdit(
+                file,
+                last_line,
+                last_col,
+                last_line,
+                last_col,
+                f",{_eol(text)}{start_text[:start_col]}{source}",
+            )
     return TextEdit(file, last_line, last_col, last_line, last_col, f", {source}")
 
 
@@ -210,6 +225,17 @@ def _reindent(block: str, base: int, step: int) -> list[str]:
         out.append(" " * column + row.lstrip(" "))
         parents.append((lead, column, row.lstrip(" ").startswith("- ")))
     return out
+
+
+_YAML_SOURCE = re.compile(r"\.ya?ml(?:[-.](?:template|tpl|tmpl))?$|\.(?:template|tpl|tmpl)$", re.IGNORECASE)
+
+
+def yaml_source(name: str) -> bool:
+    """Whether a YAML fix may edit file ``name``: a ``.yaml``/``.yml`` file, or a template of
+    one (``.yaml-template``, ``.yaml.tpl``, ``.template``: envsubst and ``templatefile``
+    sources are the text a person edits). What the edit needs is checked on the text itself:
+    a template whose placeholders break the YAML parse is left alone."""
+    return _YAML_SOURCE.search(name) is not None
 
 
 def _yaml_child(node: Any, key: str) -> Any:

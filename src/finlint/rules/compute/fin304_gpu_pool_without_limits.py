@@ -125,9 +125,9 @@ def fix(finding: Finding, text: str, usage: Mapping[str, Any]) -> Fix | None:
     in the accelerator the uncapped types consume: ``nvidia.com/gpu`` or
     ``aws.amazon.com/neuron`` = the accelerators of 4 nodes of the largest uncapped type the pool
     admits. Behaviour changes: Karpenter stops adding nodes at that ceiling, so pending pods wait;
-    size it to the largest job. No fix for Provisioners, templates, or a pool whose uncapped
+    size it to the largest job. No fix for Provisioners, Helm templates, or a pool whose uncapped
     types need both resources."""
-    from finlint.textedit import yaml_add_key
+    from finlint.textedit import yaml_add_key, yaml_source
 
     pool = finding.record
     types = finding.evidence_of(PoolTypes)
@@ -135,7 +135,7 @@ def fix(finding: Finding, text: str, usage: Mapping[str, Any]) -> Fix | None:
         not isinstance(pool, ComputePool)
         or pool.pool_kind != "karpenter-nodepool"
         or types is None
-        or not finding.file.endswith((".yaml", ".yml"))
+        or not yaml_source(finding.file)
     ):
         return None
     specs = [s for s in (catalog.lookup(t) for t in types.types) if s is not None]

@@ -252,7 +252,7 @@ def fix(finding: Finding, text: str, usage: Mapping[str, Any]) -> Fix | None:
     Functions JSON (``StoppingCondition.MaxRuntimeInSeconds``) and Terraform
     ``aws_sagemaker_training_job`` (``stopping_condition { max_runtime_in_seconds }``): 86400,
     the 1-day default that applies today (safe)."""
-    from finlint.textedit import add_keyword, call_at
+    from finlint.textedit import add_keyword, call_at, yaml_source
 
     job = finding.record
     if not isinstance(job, TrainingJob) or job.max_runtime_s is not None:
@@ -277,7 +277,7 @@ def fix(finding: Finding, text: str, usage: Mapping[str, Any]) -> Fix | None:
         return _sagemaker_json_fix(finding, text)
     if job.source_format == "terraform" and finding.file.endswith(".tf"):
         return _terraform_fix(finding, text, usage)
-    if job.launcher in _K8S_DEADLINE and finding.file.endswith((".yaml", ".yml")):
+    if job.launcher in _K8S_DEADLINE and yaml_source(finding.file):
         return _kubernetes_fix(finding, text, usage, _K8S_DEADLINE[job.launcher])
     return None
 

@@ -22,7 +22,8 @@ DEFAULT_LOCAL_PATH = "/opt/ml/checkpoints"  # what SageMaker syncs when no local
 
 def fix(finding: Finding, text: str, usage: Mapping[str, Any]) -> Fix | None:
     """SDK estimators whose ``output_path`` (API and Step Functions JSON:
-    ``OutputDataConfig.S3OutputPath``, adding ``CheckpointConfig``) is a literal ``s3://`` URI: unsafe, add
+    ``OutputDataConfig.S3OutputPath``, adding ``CheckpointConfig``) is a literal ``s3://`` URI,
+    or a name the file binds once, at module level, to one (then ``f"{name}/checkpoints"``): unsafe, add
     ``checkpoint_s3_uri="<output_path>/checkpoints"`` (and the default
     ``checkpoint_local_path``, so FIN202 does not follow). Behaviour changes: SageMaker syncs the
     local checkpoint directory there and a restarted or later run of this launcher starts from
@@ -44,12 +45,20 @@ def fix(finding: Finding, text: str, usage: Mapping[str, Any]) -> Fix | None:
     if call is None:
         return None
     output = next((k.value for k in call.keywords if k.arg == "output_path"), None)
-    if not isinstance(output, ast.Constant) or not isinstance(output.value, str):
+    if isinstance(output, ast.Name):  # a name bound once, at module level, to a literal
+        literal = _module_literal(text, output.id)
+        uri = _checkpoint_uri(literal) if literal is not None else None
+        source = f'checkpoint_s3_uri=f"{{{output.id}}}/{CHECKPOINT_SUFFIX}"'
+        if literal is not None and literal.endswith("/"):
+            source = f'checkpoint_s3_uri=f"{{{output.id}}}{CHECKPOINT_SUFFIX}"'
+    elif isinstance(output, ast.Constant) and isinstance(output.value, str):
+        uri = _checkpoint_uri(output.value)
+        source = f'checkpoint_s3_uri="{uri}"'
+    else:
         return None
-    uri = _checkpoint_uri(output.value)
     if uri is None:
         return None
-    sources = [f'checkpoint_s3_uri="{uri}"']
+    sources = [source]
     if not any(k.arg == "checkpoint_local_path" for k in call.keywords):
         sources.append(f'checkpoint_local_path="{DEFAULT_LOCAL_PATH}"')
     edit = add_keywords(finding.file, text, job.location.line, sources)
@@ -60,6 +69,33 @@ def fix(finding: Finding, text: str, usage: Mapping[str, Any]) -> Fix | None:
 
 #: the JSON launchers whose request takes ``CheckpointConfig`` (launcher, source format)
 _JSON_LAUNCHERS = (("api-request", "sagemaker-api"), ("step-functions", "step-functions"))
+
+
+def _module_literal(text: str, name: str) -> str | None:
+    """The string ``name`` is bound to when the file binds it exactly once, at module level, to
+    a string literal (anything else: None, no fix)."""
+    import ast
+
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+    binds = [
+        n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)
+    ]
+    others = any(
+        (isinstance(n, ast.arg) and n.arg == name)
+        or (isinstance(n, ast.alias) and (n.asname or n.name) == name)
+        or (isinstance(n, (ast.Global, ast.Nonlocal)) and name in n.names)
+        for n in ast.walk(tree)
+    )
+    top = [
+        a for a in tree.body if isinstance(a, ast.Assign) and len(a.targets) == 1 and a.targets[0] in binds
+    ]
+    if others or len(binds) != 1 or len(top) != 1:
+        return None
+    value = top[0].value
+    return value.value if isinstance(value, ast.Constant) and isinstance(value.value, str) else None
 
 
 def _checkpoint_uri(output: str) -> str | None:
