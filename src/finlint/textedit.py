@@ -207,6 +207,26 @@ def yaml_add_key(
     return None
 
 
+def yaml_scalar(text: str, line: int, path: tuple[str, ...]) -> str | None:
+    """The scalar at ``path`` in the YAML document holding 1-based ``line`` (None: none, or the
+    text does not parse): what a fix checks before it edits (``kind: TrainingJob``)."""
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    try:
+        documents = list(yaml.compose_all(text, Loader=loader))
+    except yaml.YAMLError:
+        return None
+    for root in documents:
+        if root is None or not root.start_mark.line <= line - 1 <= root.end_mark.line:
+            continue
+        node: Any = root
+        for name in path:
+            node = _yaml_child(node, name)
+        return str(node.value) if isinstance(node, yaml.ScalarNode) else None
+    return None
+
+
 def _reindent(block: str, base: int, step: int) -> list[str]:
     """A YAML block written with 2-space steps, at column ``base`` in the file's ``step``: a
     mapping nested in a mapping moves by ``step``, a sequence item's content stays 2 after its

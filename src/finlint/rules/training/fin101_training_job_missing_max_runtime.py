@@ -249,7 +249,8 @@ def fix(finding: Finding, text: str, usage: Mapping[str, Any]) -> Fix | None:
     ``RegisterJobDefinition`` JSON ``timeout.attemptDurationSeconds``, Terraform
     ``timeout { attempt_duration_seconds }``): unsafe, no cap applies today; the value is the
     usage file's expected_runtime_hours x 1.5, else 24 h. SageMaker API request and Step
-    Functions JSON (``StoppingCondition.MaxRuntimeInSeconds``) and Terraform
+    Functions JSON (``StoppingCondition.MaxRuntimeInSeconds``), SageMaker ``TrainingJob`` custom
+    resources (``spec.stoppingCondition.maxRuntimeInSeconds``) and Terraform
     ``aws_sagemaker_training_job`` (``stopping_condition { max_runtime_in_seconds }``): 86400,
     the 1-day default that applies today (safe)."""
     from finlint.textedit import add_keyword, call_at, yaml_source
@@ -277,6 +278,8 @@ def fix(finding: Finding, text: str, usage: Mapping[str, Any]) -> Fix | None:
         return _sagemaker_json_fix(finding, text)
     if job.source_format == "terraform" and finding.file.endswith(".tf"):
         return _terraform_fix(finding, text, usage)
+    if job.launcher == "kubernetes-crd" and yaml_source(finding.file):
+        return _sagemaker_crd_fix(finding, text)
     if job.launcher in _K8S_DEADLINE and yaml_source(finding.file):
         return _kubernetes_fix(finding, text, usage, _K8S_DEADLINE[job.launcher])
     return None
@@ -418,6 +421,25 @@ def _sagemaker_json_fix(finding: Finding, text: str) -> Fix | None:
         True,
         (edit,),
     )
+
+
+def _sagemaker_crd_fix(finding: Finding, text: str) -> Fix | None:
+    """``spec.stoppingCondition.maxRuntimeInSeconds: 86400`` on a SageMaker ``TrainingJob``
+    custom resource (ACK or the legacy operator), safe: the controller calls CreateTrainingJob,
+    whose 1-day default applies today."""
+    from finlint.textedit import yaml_add_key, yaml_scalar
+
+    job = finding.record
+    if not isinstance(job, TrainingJob) or job.max_runtime_default_s != FIX_DEFAULT_HOURS * 3600:
+        return None
+    line = job.location.line
+    if yaml_scalar(text, line, ("kind",)) != "TrainingJob":
+        return None  # a tuning job's definitions sit elsewhere: left to a person
+    path = ("spec", "stoppingCondition")
+    edit = yaml_add_key(finding.file, text, line, path, "maxRuntimeInSeconds", "86400", 1)
+    if edit is None:
+        return None
+    return Fix("write down the 1-day default that applies today: maxRuntimeInSeconds 86400", True, (edit,))
 
 
 _TF_RESOURCE = re.compile(r'\s*resource\s+"(aws_batch_job_definition|aws_sagemaker_training_job)"')
