@@ -211,6 +211,9 @@ def hcl_add(file: str, text: str, line: int, path: tuple[str, ...], attr: str, v
     step = indent[len(own) :] if indent.startswith(own) and len(indent) > len(own) else "  "
     eol = _eol(text)
     out: list[str] = []
+    body = text[open_at + 1 : close_at].split("\n")[1:-1]
+    if depth < len(path) and items and any(not row.strip() for row in body):
+        out.append("")  # a new block, in a block whose items are set apart by blank lines
     for k, name in enumerate(path[depth:]):
         out.append(f"{indent}{step * k}{name} {{")
     level = len(path) - depth

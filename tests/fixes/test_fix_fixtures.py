@@ -14,7 +14,16 @@ from finlint.scan import ScanOptions, lint
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 TREES = sorted(p for p in FIXTURES.iterdir() if p.is_dir())
-EXPECT_FIXES = {"demo", "kubernetes", "parallelcluster", "sagemaker-sdk", "slurm"}
+EXPECT_FIXES = {
+    "aws-batch",
+    "demo",
+    "kubernetes",
+    "parallelcluster",
+    "sagemaker-api",
+    "sagemaker-sdk",
+    "slurm",
+    "terraform",
+}
 
 
 def _fix_all(root: Path) -> list[tuple[str, str, str, set[int]]]:

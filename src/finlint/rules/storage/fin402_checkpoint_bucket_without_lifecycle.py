@@ -161,7 +161,7 @@ def fix(finding: Finding, text: str, usage: Mapping[str, Any]) -> Fix | None:
         path = ("Resources", bucket.address, "Properties")
         edit = yaml_add_key(finding.file, text, finding.line, path, "LifecycleConfiguration", _CFN_RULE, 2)
         return Fix(f"add LifecycleConfiguration ({days})", False, (edit,)) if edit else None
-    if bucket.source_format == "terraform" and finding.file.endswith(".tf"):
+    if bucket.source_format in ("terraform", "terraform-plan") and finding.file.endswith(".tf"):
         from finlint.textedit_hcl import code_mask, hcl_append_after
 
         line = bucket.location.line

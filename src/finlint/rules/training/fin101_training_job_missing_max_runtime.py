@@ -276,7 +276,7 @@ def fix(finding: Finding, text: str, usage: Mapping[str, Any]) -> Fix | None:
         ("step-functions", "step-functions"),
     ):
         return _sagemaker_json_fix(finding, text)
-    if job.source_format == "terraform" and finding.file.endswith(".tf"):
+    if job.source_format in ("terraform", "terraform-plan") and finding.file.endswith(".tf"):
         return _terraform_fix(finding, text, usage)
     if job.launcher == "kubernetes-crd" and yaml_source(finding.file):
         return _sagemaker_crd_fix(finding, text)
