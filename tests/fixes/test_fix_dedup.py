@@ -76,3 +76,27 @@ def test_suggest_posts_one_suggestion_per_distinct_edit(tmp_path: Path) -> None:
         ("FIN101, FIN202", ("est = PyTorch(a=1, max_run=86400)",)),
         ("FIN203", ("est = PyTorch(a=1, max_wait=1)",)),
     ]
+
+
+def test_a_fix_that_leaves_a_module_instances_finding_is_refused(
+    tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The file linted alone names the resource without ``module.a.``: still the same finding."""
+    from dataclasses import replace
+    from typing import Any
+
+    from finlint.rules import registry
+
+    def comment_only(finding: Any, text: str, usage: Any) -> Fix:
+        return Fix("a comment", True, (TextEdit(finding.file, 1, 0, 1, 0, "# finlint was here\n"),))
+
+    rules = registry().rules
+    monkeypatch.setitem(rules, "FIN101", replace(rules["FIN101"], fix=comment_only))  # type: ignore[index]
+    options = ScanOptions(paths=[tree], display_root=tree)
+    findings = [f for f in lint(options).findings if f.rule_id == "FIN101"]
+    fixes = plan(findings, reader_for(options), options, unsafe=True)
+    assert fixes.files == []
+    assert [why for _, why in fixes.rejected] == [
+        "FIN101 still reported after the edit",
+        "its edit is another finding's, which was not applied",  # the other instance's same edit
+    ]

@@ -107,6 +107,13 @@ def _keys(findings: list[Finding]) -> set[tuple[str, str]]:
     return {(f.rule_id, f.resource) for f in findings if f.active}
 
 
+def _same(resource: str, alone: str) -> bool:
+    """Whether ``alone`` (a resource of the file linted by itself) is ``resource`` of the scan: the
+    same name, or the scan's name with a prefix the file alone cannot know (``module.a.`` of a
+    Terraform module call)."""
+    return resource == alone or resource.endswith("." + alone)
+
+
 def _lint_alone(name: str, text: str, options: ScanOptions) -> list[Finding]:
     """The findings of ``text`` as file ``name``, linted alone in a scratch folder (a re-lint
     never writes into the scanned repository)."""
@@ -126,8 +133,10 @@ def _survives(ff: FileFix, options: ScanOptions) -> str | None:
     after = _lint_alone(ff.file, ff.after, options)
     if any(f.rule_id == "FIN000" for f in after):
         return "the edited file does not parse"
-    fixed = {(f.rule_id, f.resource) for f, _ in ff.fixes}
-    left = fixed & _keys(after)
+    fixed = {(f.rule_id, f.resource) for f, _ in [*ff.fixes, *((s, None) for s in ff.shared)]}
+    left = {
+        (rule, res) for rule, res in fixed for r2, alone in _keys(after) if r2 == rule and _same(res, alone)
+    }
     if left:
         return f"{sorted(left)[0][0]} still reported after the edit"
     new = _keys(after) - _keys(before)
