@@ -138,11 +138,13 @@ def json_add_key(
     key: str,
     value: str,
     must_exist: int = 0,
+    expand: bool = False,
 ) -> TextEdit | None:
     """Insert ``"key": value`` (``value`` JSON text) as the last member of the object at ``path``
     under the first object that opens on 1-based ``line``; objects on the path after its first
     ``must_exist`` are created inline. The member goes on its own line at its siblings'
-    indentation when the object spans lines, else inline; the file's ``":"`` spacing is kept.
+    indentation when the object spans lines (with ``expand``, its value laid out over lines in
+    the file's indentation step), else inline; the file's ``":"`` spacing is kept.
     None when the file is not strict JSON, an object on the path is missing or not an object, or
     ``key`` is there already."""
     parsed = parse(text)
@@ -173,7 +175,8 @@ def json_add_key(
     new_value = value
     for name in reversed((*path[depth:], key)[1:]):
         new_value = f"{{{dumps(name)}{colon}{new_value}}}"
-    member = f"{dumps((*path[depth:], key)[0])}{colon}{new_value}"
+    head = dumps((*path[depth:], key)[0])
+    member = f"{head}{colon}{new_value}"
     eol = "\r\n" if "\r\n" in text else "\n"
     if not node.members:
         at = node.start + 1
@@ -183,11 +186,25 @@ def json_add_key(
         at = last.end
         first_key = node.members[0][1]
         if _line_col(text, first_key)[0] != _line_col(text, node.start)[0]:
-            insert = f",{eol}{_indent_of(text, first_key)}{member}"
+            indent = _indent_of(text, first_key)
+            if expand:  # the new value laid out as the file lays out its objects
+                step = indent[len(_indent_of(text, node.start)) :] or "  "
+                member = f"{head}{colon}{_expanded(new_value, step, indent, eol)}"
+            insert = f",{eol}{indent}{member}"
         else:
             insert = f", {member}"
     at_line, at_col = _line_col(text, at)
     return TextEdit(file, at_line, at_col, at_line, at_col, insert)
+
+
+def _expanded(value: str, step: str, indent: str, eol: str) -> str:
+    """JSON ``value`` re-dumped one member per line, ``step`` deeper per level, under ``indent``
+    (its first line continues the member's line)."""
+    import json
+
+    body = json.dumps(json.loads(value), indent="\t" if "\t" in step else len(step))
+    first, *rest = body.split("\n")
+    return eol.join([first, *(indent + row for row in rest)])
 
 
 def _dumps(name: str) -> str:

@@ -118,3 +118,15 @@ def test_yaml_nested_block_in_the_files_own_step() -> None:
         "                    - Id: x\n                      Days: 3\n",
     )
     assert yaml.safe_load(out)["Resources"]["B"]["Properties"]["L"] == {"Rules": [{"Id": "x", "Days": 3}]}
+
+
+def test_json_value_expanded_in_the_files_step() -> None:
+    text = '{\n    "R": {\n        "T": "x"\n    }\n}\n'
+    edit = json_add_key("f.json", text, 1, ("R",), "L", '{"Rules": [{"Id": "a"}]}', 1, expand=True)
+    out = _apply(text, edit)
+    assert out == text.replace(
+        '"T": "x"\n',
+        '"T": "x",\n        "L": {\n            "Rules": [\n                {\n'
+        '                    "Id": "a"\n                }\n            ]\n        }\n',
+    )
+    assert json.loads(out)["R"]["L"] == {"Rules": [{"Id": "a"}]}

@@ -117,6 +117,18 @@ _CFN_RULE = f"""Rules:
       NoncurrentDays: {FIX_ABORT_DAYS}
     ExpirationInDays: {FIX_EXPIRATION_DAYS}"""
 
+_CFN_JSON_RULE = {
+    "Rules": [
+        {
+            "Id": FIX_RULE_ID,
+            "Status": "Enabled",
+            "AbortIncompleteMultipartUpload": {"DaysAfterInitiation": FIX_ABORT_DAYS},
+            "NoncurrentVersionExpiration": {"NoncurrentDays": FIX_ABORT_DAYS},
+            "ExpirationInDays": FIX_EXPIRATION_DAYS,
+        }
+    ]
+}
+
 _TF_RULE = f"""resource "aws_s3_bucket_lifecycle_configuration" "{{name}}" {{{{
   bucket = aws_s3_bucket.{{name}}.id
 
@@ -145,16 +157,26 @@ _TF_BUCKET = re.compile(r'\s*resource\s+"aws_s3_bucket"\s+"([A-Za-z_][A-Za-z0-9_
 def fix(finding: Finding, text: str, usage: Mapping[str, Any]) -> Fix | None:
     """A bucket named for checkpoints with no lifecycle configuration at all: unsafe, a rule that
     aborts incomplete multipart uploads and expires noncurrent versions after 7 days and every
-    object after 30 (CloudFormation YAML: ``LifecycleConfiguration`` on the ``AWS::S3::Bucket``;
+    object after 30 (CloudFormation YAML and JSON: ``LifecycleConfiguration`` on the ``AWS::S3::Bucket``;
     Terraform: an ``aws_s3_bucket_lifecycle_configuration`` after the bucket). Behaviour
     changes: objects older than 30 days are deleted. No fix for a bucket found only because jobs
     checkpoint into it (it holds more than checkpoints: a whole-bucket expiry would delete
     them), a bucket with rules (disabled, or not expiring: a person decides), ``count`` or
-    ``for_each`` buckets, JSON templates and plans."""
+    ``for_each`` buckets and plans."""
     bucket = finding.record
     if not isinstance(bucket, Bucket) or bucket.lifecycle_rules is not None or bucket.checkpoint_jobs:
         return None
     days = f"expire objects after {FIX_EXPIRATION_DAYS} days, abort uploads after {FIX_ABORT_DAYS}"
+    if bucket.source_format == "cloudformation" and text.lstrip().startswith("{"):
+        import json
+
+        from finlint.textedit_json import json_add_key
+
+        path = ("Resources", bucket.address, "Properties")
+        root = text[: len(text) - len(text.lstrip())].count("\n") + 1
+        value = json.dumps(_CFN_JSON_RULE)
+        edit = json_add_key(finding.file, text, root, path, "LifecycleConfiguration", value, 2, expand=True)
+        return Fix(f"add LifecycleConfiguration ({days})", False, (edit,)) if edit else None
     if bucket.source_format == "cloudformation" and finding.file.endswith((".yaml", ".yml", ".template")):
         from finlint.textedit import yaml_add_key
 
