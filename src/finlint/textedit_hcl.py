@@ -164,45 +164,84 @@ def _eol(text: str) -> str:
     return "\r\n" if "\r\n" in text else "\n"
 
 
-def hcl_add(file: str, text: str, line: int, path: tuple[str, ...], attr: str, value: str) -> TextEdit | None:
-    """``attr = value`` inside the nested blocks ``path`` of the block opening on 1-based
-    ``line``; the blocks of ``path`` that are missing are created (``timeout { ... }``) as the
-    last items of the deepest one there. Indentation: the block's items', else its own plus two
-    spaces. None when the file does not scan, a block is written on one line, ``attr`` (or a
-    ``dynamic`` block of a name on the path) is there already, or a name on the path is an
-    attribute (``timeout = {...}``)."""
-    mask = code_mask(text)
-    if mask is None:
-        return None
+def _descend(
+    text: str, mask: str, line: int, path: tuple[str, ...], attr: str
+) -> tuple[int, int, int] | None:
+    """``(open, close, depth)``: the deepest block of ``path`` (``depth`` names of it) under the
+    block opening on ``line``; None when a name on the path is ambiguous, dynamic or an
+    attribute."""
     span = block_span(mask, line)
     if span is None:
         return None
     open_at, close_at = span
     depth = 0
-    while True:
+    while depth < len(path):
         items = _items(mask, open_at, close_at)
-        dynamic = {
-            m.group(1) for _, at, _ in items if (m := re.compile(r'dynamic\s+"?([\w-]+)').match(text, at))
-        }
-        wanted = path[depth] if depth < len(path) else attr
-        if wanted in dynamic or any(
-            name == wanted and brace < 0 and depth < len(path) for name, _, brace in items
-        ):
+        dynamic = {m.group(1) for _, at, _ in items if (m := _DYNAMIC.match(text, at))}
+        wanted = path[depth]
+        if wanted in dynamic or any(name == wanted and brace < 0 for name, _, brace in items):
             return None
-        if depth == len(path):
-            if any(name == attr for name, _, _ in items):
-                return None
-            break
-        nested = [(at, brace) for name, at, brace in items if name == wanted and brace >= 0]
+        nested = [brace for name, _, brace in items if name == wanted and brace >= 0]
         if len(nested) > 1:
             return None  # which one? no fix beats a wrong fix
         if not nested:
             break
-        inner = block_span(mask, _line_col(mask, nested[0][1])[0])
-        if inner is None or inner[0] != nested[0][1]:
+        inner = block_span(mask, _line_col(mask, nested[0])[0])
+        if inner is None or inner[0] != nested[0]:
             return None
         open_at, close_at = inner
         depth += 1
+    items = _items(mask, open_at, close_at)
+    if depth == len(path) and any(name == attr for name, _, _ in items):
+        return None
+    return open_at, close_at, depth
+
+
+def hcl_literal(text: str, line: int, path: tuple[str, ...], attr: str) -> str | None:
+    """The plain string ``attr = "..."`` sets inside the nested blocks ``path`` of the block
+    opening on 1-based ``line`` (no interpolation, no escapes, alone on its line); None else."""
+    mask = code_mask(text)
+    if mask is None:
+        return None
+    found = _descend(text, mask, line, path, "")
+    if found is None or found[2] != len(path):
+        return None
+    open_at, close_at, _ = found
+    hits = [at for name, at, brace in _items(mask, open_at, close_at) if name == attr and brace < 0]
+    if len(hits) != 1:
+        return None
+    start = hits[0]
+    end = text.find("\n", start)
+    m = _PLAIN.match(text[start : len(text) if end < 0 else end])
+    return m.group(1) if m else None
+
+
+_PLAIN = re.compile(r'[A-Za-z_][\w-]*\s*=\s*"([^"\\$%{}]*)"\s*(?:(?:#|//).*)?\r?$')
+
+
+def hcl_add(
+    file: str,
+    text: str,
+    line: int,
+    path: tuple[str, ...],
+    attr: str,
+    value: str,
+    more: tuple[tuple[str, str], ...] = (),
+) -> TextEdit | None:
+    """``attr = value`` (and the pairs of ``more`` after it, ``=`` aligned as ``terraform fmt``
+    does) inside the nested blocks ``path`` of the block opening on 1-based ``line``; the blocks
+    of ``path`` that are missing are created (``timeout { ... }``) as the last items of the
+    deepest one there. Indentation: the block's items', else its own plus two spaces. None when
+    the file does not scan, a block is written on one line, ``attr`` (or a ``dynamic`` block of a
+    name on the path) is there already, or a name on the path is an attribute
+    (``timeout = {...}``)."""
+    mask = code_mask(text)
+    if mask is None:
+        return None
+    found = _descend(text, mask, line, path, attr)
+    if found is None:
+        return None
+    open_at, close_at, depth = found
     if not _own_line_close(text, close_at) or _line_col(text, open_at)[0] == _line_col(text, close_at)[0]:
         return None
     items = _items(mask, open_at, close_at)
@@ -217,7 +256,10 @@ def hcl_add(file: str, text: str, line: int, path: tuple[str, ...], attr: str, v
     for k, name in enumerate(path[depth:]):
         out.append(f"{indent}{step * k}{name} {{")
     level = len(path) - depth
-    out.append(f"{indent}{step * level}{attr} = {value}")
+    pairs = ((attr, value), *more)
+    width = max(len(name) for name, _ in pairs)
+    for name, val in pairs:
+        out.append(f"{indent}{step * level}{name.ljust(width)} = {val}")
     for k in reversed(range(level)):
         out.append(f"{indent}{step * k}}}")
     at_line = _line_col(text, close_at)[0]

@@ -130,3 +130,16 @@ def test_json_value_expanded_in_the_files_step() -> None:
         '                    "Id": "a"\n                }\n            ]\n        }\n',
     )
     assert json.loads(out)["R"]["L"] == {"Rules": [{"Id": "a"}]}
+
+
+def test_hcl_literal_reads_only_plain_strings() -> None:
+    from finlint.textedit_hcl import hcl_literal
+
+    text = (
+        'resource "aws_sagemaker_training_job" "t" {\n  output_data_config {\n'
+        '    s3_output_path = "s3://b/out" # c\n  }\n  other {\n'
+        '    s3_output_path = "s3://${var.b}/x"\n  }\n}\n'
+    )
+    assert hcl_literal(text, 1, ("output_data_config",), "s3_output_path") == "s3://b/out"
+    assert hcl_literal(text, 1, ("other",), "s3_output_path") is None  # interpolated
+    assert hcl_literal(text, 1, ("missing",), "s3_output_path") is None

@@ -8,6 +8,7 @@ Price (spot-restart): ``cost.spot`` (the interruption model FIN201 and FIN202 sh
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -22,7 +23,8 @@ DEFAULT_LOCAL_PATH = "/opt/ml/checkpoints"  # what SageMaker syncs when no local
 
 def fix(finding: Finding, text: str, usage: Mapping[str, Any]) -> Fix | None:
     """SDK estimators whose ``output_path`` (API and Step Functions JSON:
-    ``OutputDataConfig.S3OutputPath``, adding ``CheckpointConfig``) is a literal ``s3://`` URI,
+    ``OutputDataConfig.S3OutputPath``, adding ``CheckpointConfig``; Terraform
+    ``output_data_config { s3_output_path }``, adding ``checkpoint_config``) is a literal ``s3://`` URI,
     or a name the file binds once, at module level, to one (then ``f"{name}/checkpoints"``): unsafe, add
     ``checkpoint_s3_uri="<output_path>/checkpoints"`` (and the default
     ``checkpoint_local_path``, so FIN202 does not follow). Behaviour changes: SageMaker syncs the
@@ -39,6 +41,8 @@ def fix(finding: Finding, text: str, usage: Mapping[str, Any]) -> Fix | None:
         return None
     if (job.launcher, job.source_format) in _JSON_LAUNCHERS:
         return _json_fix(finding, job, text)
+    if job.source_format in ("terraform", "terraform-plan") and finding.file.endswith(".tf"):
+        return _terraform_fix(finding, job, text)
     if job.launcher != "sdk-estimator" or not finding.file.endswith(".py"):
         return None
     call = call_at(text, job.location.line)
@@ -130,6 +134,31 @@ def _json_fix(finding: Finding, job: TrainingJob, text: str) -> Fix | None:
         return None
     return Fix(
         f"checkpoint to {uri} (under the job's S3OutputPath) so a spot restart resumes", False, (edit,)
+    )
+
+
+_TF_JOB = re.compile(r'\s*resource\s+"aws_sagemaker_training_job"\s+"[^"]+"\s*\{\s*$')
+
+
+def _terraform_fix(finding: Finding, job: TrainingJob, text: str) -> Fix | None:
+    """``checkpoint_config { s3_uri, local_path }`` on an ``aws_sagemaker_training_job`` whose
+    ``output_data_config.s3_output_path`` is a plain literal."""
+    from finlint.textedit_hcl import hcl_add, hcl_literal
+
+    line = job.location.line
+    lines = text.splitlines()
+    if not 1 <= line <= len(lines) or not _TF_JOB.match(lines[line - 1]):
+        return None
+    output = hcl_literal(text, line, ("output_data_config",), "s3_output_path")
+    uri = _checkpoint_uri(output) if output is not None else None
+    if uri is None:
+        return None
+    local = ("local_path", f'"{DEFAULT_LOCAL_PATH}"')
+    edit = hcl_add(finding.file, text, line, ("checkpoint_config",), "s3_uri", f'"{uri}"', (local,))
+    if edit is None:
+        return None
+    return Fix(
+        f"checkpoint to {uri} (under the job's s3_output_path) so a spot restart resumes", False, (edit,)
     )
 
 
