@@ -166,24 +166,22 @@ def json_add_key(
         return None
     colon = ": "
     if node.members:
-        name, key_start, first = node.members[0]
+        _, key_start, first = node.members[0]
         key_end = key_start + len(_STRING.match(text, key_start).group())  # type: ignore[union-attr]
         colon = text[key_end : first.start]
         if colon.strip() != ":" or "\n" in colon:
             colon = ": "
-    dumps = _dumps
-    new_value = value
+    new_value = value  # the missing objects of the path, innermost first
     for name in reversed((*path[depth:], key)[1:]):
-        new_value = f"{{{dumps(name)}{colon}{new_value}}}"
-    head = dumps((*path[depth:], key)[0])
+        new_value = f"{{{_dumps(name)}{colon}{new_value}}}"
+    head = _dumps((*path[depth:], key)[0])
     member = f"{head}{colon}{new_value}"
     eol = "\r\n" if "\r\n" in text else "\n"
     if not node.members:
         at = node.start + 1
         insert = member
     else:
-        _, key_start, last = node.members[-1]
-        at = last.end
+        at = node.members[-1][2].end
         first_key = node.members[0][1]
         if _line_col(text, first_key)[0] != _line_col(text, node.start)[0]:
             indent = _indent_of(text, first_key)

@@ -16,7 +16,6 @@ On-Demand x (1 - spot_discount): a stuck spot job bills spot prices.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -271,10 +270,7 @@ def fix(finding: Finding, text: str, usage: Mapping[str, Any]) -> Fix | None:
         return _batch_cloudformation_fix(finding, text, usage) or _batch_cfn_json_fix(finding, text, usage)
     if job.launcher == "aws-batch" and job.source_format == "aws-batch-api":
         return _batch_api_fix(finding, text, usage)
-    if (job.launcher, job.source_format) in (
-        ("api-request", "sagemaker-api"),
-        ("step-functions", "step-functions"),
-    ):
+    if (job.launcher, job.source_format) in _SAGEMAKER_JSON:
         return _sagemaker_json_fix(finding, text)
     if job.source_format in ("terraform", "terraform-plan") and finding.file.endswith(".tf"):
         return _terraform_fix(finding, text, usage)
@@ -442,13 +438,15 @@ def _sagemaker_crd_fix(finding: Finding, text: str) -> Fix | None:
     return Fix("write down the 1-day default that applies today: maxRuntimeInSeconds 86400", True, (edit,))
 
 
-_TF_RESOURCE = re.compile(r'\s*resource\s+"(aws_batch_job_definition|aws_sagemaker_training_job)"')
+_TF_RESOURCE = r'\s*resource\s+"(aws_batch_job_definition|aws_sagemaker_training_job)"'
 
 
 def _terraform_fix(finding: Finding, text: str, usage: Mapping[str, Any]) -> Fix | None:
     """``timeout { attempt_duration_seconds = N }`` on ``aws_batch_job_definition`` (unsafe) and
     ``stopping_condition { max_runtime_in_seconds = 86400 }`` on ``aws_sagemaker_training_job``
     (safe: the default), in the resource's own block."""
+    import re
+
     from finlint.textedit_hcl import hcl_add
 
     job = finding.record
@@ -456,7 +454,7 @@ def _terraform_fix(finding: Finding, text: str, usage: Mapping[str, Any]) -> Fix
         return None
     lines = text.splitlines()
     line = job.location.line
-    match = _TF_RESOURCE.match(lines[line - 1]) if 1 <= line <= len(lines) else None
+    match = re.match(_TF_RESOURCE, lines[line - 1]) if 1 <= line <= len(lines) else None
     if match is None:
         return None
     if match.group(1) == "aws_sagemaker_training_job":
