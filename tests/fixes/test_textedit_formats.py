@@ -143,3 +143,13 @@ def test_hcl_literal_reads_only_plain_strings() -> None:
     assert hcl_literal(text, 1, ("output_data_config",), "s3_output_path") == "s3://b/out"
     assert hcl_literal(text, 1, ("other",), "s3_output_path") is None  # interpolated
     assert hcl_literal(text, 1, ("missing",), "s3_output_path") is None
+
+
+def test_hostile_input_is_refused_not_raised() -> None:
+    deep = '{"a": ' * 5000 + "1" + "}" * 5000
+    assert json_add_key("f.json", deep, 1, (), "k", "1") is None  # nested past MAX_DEPTH
+    assert json_add_key("f.json", '{"a": "\\ud800', 1, (), "k", "1") is None  # unterminated
+    unbalanced = 'resource "a" "b" {\n' * 3000
+    assert hcl_add("m.tf", unbalanced, 1, ("timeout",), "attempt_duration_seconds", "1") is None
+    heredoc = 'resource "a" "b" {\n  x = <<EOT\n  }\n'  # a heredoc that never ends
+    assert code_mask(heredoc) is None
