@@ -119,6 +119,24 @@ def parse(text: str) -> tuple[JsonNode, list[JsonNode]] | None:
     return root, parser.objects
 
 
+def _object_on(text: str, objects: list[JsonNode], line: int) -> JsonNode | None:
+    """The first object (in document order) that opens on 1-based ``line``; a bisection over
+    the objects' offsets, so a large file is not scanned once per object."""
+    import bisect
+
+    if line < 1:
+        return None
+    start = 0
+    for _ in range(line - 1):
+        start = text.find("\n", start) + 1
+        if start == 0:
+            return None
+    end = text.find("\n", start)
+    end = len(text) if end < 0 else end
+    k = bisect.bisect_left([o.start for o in objects], start)
+    return objects[k] if k < len(objects) and objects[k].start <= end else None
+
+
 def _line_col(text: str, offset: int) -> tuple[int, int]:
     line = text.count("\n", 0, offset) + 1
     return line, offset - (text.rfind("\n", 0, offset) + 1)
@@ -150,8 +168,7 @@ def json_add_key(
     parsed = parse(text)
     if parsed is None:
         return None
-    _, objects = parsed
-    node = next((o for o in objects if _line_col(text, o.start)[0] == line), None)
+    node = _object_on(text, parsed[1], line)
     if node is None:
         return None
     depth = 0
@@ -216,7 +233,7 @@ def json_object_at(text: str, line: int, path: tuple[str, ...] = ()) -> JsonNode
     parsed = parse(text)
     if parsed is None:
         return None
-    node = next((o for o in parsed[1] if _line_col(text, o.start)[0] == line), None)
+    node = _object_on(text, parsed[1], line)
     for name in path:
         node = node.get(name) if node is not None else None
     return node if node is not None and node.is_object else None
