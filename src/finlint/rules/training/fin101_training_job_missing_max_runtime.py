@@ -247,8 +247,8 @@ def fix(finding: Finding, text: str, usage: Mapping[str, Any]) -> Fix | None:
     AWS Batch job definitions (CloudFormation YAML and JSON ``Timeout.AttemptDurationSeconds``,
     ``RegisterJobDefinition`` JSON ``timeout.attemptDurationSeconds``, Terraform
     ``timeout { attempt_duration_seconds }``): unsafe, no cap applies today; the value is the
-    usage file's expected_runtime_hours x 1.5, else 24 h. SageMaker API request and Step
-    Functions JSON (``StoppingCondition.MaxRuntimeInSeconds``), SageMaker ``TrainingJob`` custom
+    usage file's expected_runtime_hours x 1.5, else 24 h. SageMaker API requests (JSON or YAML)
+    and Step Functions JSON (``StoppingCondition.MaxRuntimeInSeconds``), SageMaker ``TrainingJob`` custom
     resources (``spec.stoppingCondition.maxRuntimeInSeconds``) and Terraform
     ``aws_sagemaker_training_job`` (``stopping_condition { max_runtime_in_seconds }``): 86400,
     the 1-day default that applies today (safe)."""
@@ -399,6 +399,8 @@ def _sagemaker_json_fix(finding: Finding, text: str) -> Fix | None:
     if not isinstance(job, TrainingJob) or job.max_runtime_default_s != FIX_DEFAULT_HOURS * 3600:
         return None
     line = job.location.line
+    if job.launcher == "api-request" and not text.lstrip().startswith("{"):
+        return _sagemaker_yaml_fix(finding, text, line)
     path: tuple[str, ...] = ("Parameters",) if job.launcher == "step-functions" else ()
     request = json_object_at(text, line, path)
     if (
@@ -417,6 +419,21 @@ def _sagemaker_json_fix(finding: Finding, text: str) -> Fix | None:
         True,
         (edit,),
     )
+
+
+def _sagemaker_yaml_fix(finding: Finding, text: str, line: int) -> Fix | None:
+    """The same in a YAML request (``aws sagemaker create-training-job --cli-input-yaml``)."""
+    from finlint.textedit import yaml_add_key, yaml_scalar
+
+    if not any(
+        yaml_scalar(text, line, where) is not None
+        for where in (("AlgorithmSpecification", "TrainingImage"), ("ResourceConfig", "InstanceType"))
+    ):
+        return None  # not a training request's own document
+    edit = yaml_add_key(finding.file, text, line, ("StoppingCondition",), "MaxRuntimeInSeconds", "86400", 0)
+    if edit is None:
+        return None
+    return Fix(f"write down the 1-day default that applies today: {_SAGEMAKER_KEY} 86400", True, (edit,))
 
 
 def _sagemaker_crd_fix(finding: Finding, text: str) -> Fix | None:

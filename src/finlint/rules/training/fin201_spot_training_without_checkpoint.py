@@ -22,7 +22,7 @@ DEFAULT_LOCAL_PATH = "/opt/ml/checkpoints"  # what SageMaker syncs when no local
 
 
 def fix(finding: Finding, text: str, usage: Mapping[str, Any]) -> Fix | None:
-    """SDK estimators whose ``output_path`` (API and Step Functions JSON:
+    """SDK estimators whose ``output_path`` (API requests, JSON or YAML, and Step Functions JSON:
     ``OutputDataConfig.S3OutputPath``, adding ``CheckpointConfig``; Terraform
     ``output_data_config { s3_output_path }``, adding ``checkpoint_config``) is a literal ``s3://`` URI,
     or a name the file binds once, at module level, to one (then ``f"{name}/checkpoints"``): unsafe, add
@@ -118,6 +118,8 @@ def _json_fix(finding: Finding, job: TrainingJob, text: str) -> Fix | None:
     from finlint.textedit_json import json_add_key, json_object_at
 
     line = job.location.line
+    if job.launcher == "api-request" and not text.lstrip().startswith("{"):
+        return _yaml_fix(finding, text, line)
     path: tuple[str, ...] = ("Parameters",) if job.launcher == "step-functions" else ()
     request = json_object_at(text, line, path)
     output = request.get("OutputDataConfig") if request is not None else None
@@ -130,6 +132,24 @@ def _json_fix(finding: Finding, job: TrainingJob, text: str) -> Fix | None:
         return None
     config = json.dumps({"S3Uri": uri, "LocalPath": DEFAULT_LOCAL_PATH})
     edit = json_add_key(finding.file, text, line, path, "CheckpointConfig", config, len(path))
+    if edit is None:
+        return None
+    return Fix(
+        f"checkpoint to {uri} (under the job's S3OutputPath) so a spot restart resumes", False, (edit,)
+    )
+
+
+def _yaml_fix(finding: Finding, text: str, line: int) -> Fix | None:
+    """``CheckpointConfig`` in a YAML request (``--cli-input-yaml``) under its literal
+    ``OutputDataConfig.S3OutputPath``."""
+    from finlint.textedit import yaml_add_key, yaml_scalar
+
+    output = yaml_scalar(text, line, ("OutputDataConfig", "S3OutputPath"))
+    uri = _checkpoint_uri(output) if output is not None else None
+    if uri is None:
+        return None
+    block = f'S3Uri: "{uri}"\nLocalPath: {DEFAULT_LOCAL_PATH}'
+    edit = yaml_add_key(finding.file, text, line, (), "CheckpointConfig", block, 0)
     if edit is None:
         return None
     return Fix(
