@@ -247,6 +247,29 @@ def _reindent(block: str, base: int, step: int) -> list[str]:
     return out
 
 
+def yaml_add_key_within(
+    file: str,
+    text: str,
+    lines: tuple[int, int],
+    line: int,
+    path: tuple[str, ...],
+    key: str,
+    value: str,
+    must_exist: int = 1,
+) -> TextEdit | None:
+    """:func:`yaml_add_key` on the YAML that lines ``lines`` (1-based, inclusive) of ``text`` hold
+    (a Terraform heredoc's body), the edit shifted back into ``text``."""
+    first, last = lines
+    body = "".join(text.splitlines(keepends=True)[first - 1 : last])
+    edit = yaml_add_key(file, body, line - first + 1, path, key, value, must_exist)
+    if edit is None:
+        return None
+    shift = first - 1
+    return TextEdit(
+        file, edit.start_line + shift, edit.start_col, edit.end_line + shift, edit.end_col, edit.new_text
+    )
+
+
 _YAML_SOURCE = re.compile(r"\.ya?ml(?:[-.](?:template|tpl|tmpl))?$|\.(?:template|tpl|tmpl)$", re.IGNORECASE)
 
 

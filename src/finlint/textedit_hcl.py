@@ -288,3 +288,22 @@ def hcl_append_after(file: str, text: str, line: int, block: str) -> TextEdit | 
         return TextEdit(file, close_line + 1, 0, close_line + 1, 0, eol + body + eol)
     end = len(tail)
     return TextEdit(file, close_line, end, close_line, end, eol + eol + body + eol)
+
+
+_OPENER = re.compile(r"^\s*[A-Za-z_][\w-]*\s*=\s*<<(-?)([A-Za-z_][\w-]*)\s*$")
+
+
+def heredoc_body(text: str, line: int) -> tuple[int, int] | None:
+    """``(first, last)`` 1-based lines of the body of the heredoc attribute
+    (``yaml_body = <<-YAML``) whose body holds ``line``; None when ``line`` is in none."""
+    lines = text.splitlines()
+    for opener in range(min(line, len(lines)) - 1, 0, -1):
+        m = _OPENER.match(lines[opener - 1])
+        if m is None:
+            continue
+        marker = m.group(2)
+        for closer in range(opener + 1, len(lines) + 1):
+            if lines[closer - 1].strip() == marker:
+                return (opener + 1, closer - 1) if opener < line < closer else None
+        return None
+    return None

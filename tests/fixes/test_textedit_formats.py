@@ -153,3 +153,14 @@ def test_hostile_input_is_refused_not_raised() -> None:
     assert hcl_add("m.tf", unbalanced, 1, ("timeout",), "attempt_duration_seconds", "1") is None
     heredoc = 'resource "a" "b" {\n  x = <<EOT\n  }\n'  # a heredoc that never ends
     assert code_mask(heredoc) is None
+
+
+def test_heredoc_body_and_yaml_within_it() -> None:
+    from finlint.textedit import yaml_add_key_within
+    from finlint.textedit_hcl import heredoc_body
+
+    text = 'resource "k" "p" {\n  yaml_body = <<-YAML\n    kind: X\n    spec:\n      a: 1\n  YAML\n}\n'
+    assert heredoc_body(text, 4) == (3, 5)
+    assert heredoc_body(text, 1) is None and heredoc_body(text, 7) is None
+    edit = yaml_add_key_within("m.tf", text, (3, 5), 4, ("spec",), "b", "2")
+    assert _apply(text, edit) == text.replace("      a: 1\n", "      b: 2\n      a: 1\n")

@@ -125,29 +125,40 @@ def fix(finding: Finding, text: str, usage: Mapping[str, Any]) -> Fix | None:
     in the accelerator the uncapped types consume: ``nvidia.com/gpu`` or
     ``aws.amazon.com/neuron`` = the accelerators of 4 nodes of the largest uncapped type the pool
     admits. Behaviour changes: Karpenter stops adding nodes at that ceiling, so pending pods wait;
-    size it to the largest job. No fix for Provisioners, Helm templates, or a pool whose uncapped
-    types need both resources."""
-    from finlint.textedit import yaml_add_key, yaml_source
+    size it to the largest job. A NodePool in a Terraform ``kubectl_manifest`` heredoc is edited
+    in the heredoc. No fix for Provisioners, Helm templates, ``yamlencode`` objects, or a pool
+    whose uncapped types need both resources or include one with no whole accelerator (``g6f``)."""
+    from finlint.textedit import yaml_add_key, yaml_add_key_within, yaml_source
 
     pool = finding.record
     types = finding.evidence_of(PoolTypes)
+    heredoc = None
+    if finding.file.endswith(".tf"):  # a kubectl_manifest's yaml_body heredoc
+        from finlint.textedit_hcl import heredoc_body
+
+        heredoc = heredoc_body(text, finding.line)
     if (
         not isinstance(pool, ComputePool)
         or pool.pool_kind != "karpenter-nodepool"
         or types is None
-        or not yaml_source(finding.file)
+        or not (yaml_source(finding.file) or heredoc)
     ):
         return None
     specs = [s for s in (catalog.lookup(t) for t in types.types) if s is not None]
     resources = {
         "nvidia.com/gpu" if s.gpu_count else "aws.amazon.com/neuron" for s in specs if s.accelerators
     }
-    if len(resources) != 1 or len(specs) != len(types.types):
-        return None
+    if len(resources) != 1 or len(specs) != len(types.types) or not all(s.accelerators for s in specs):
+        return None  # a type no accelerator limit caps (a fractional GPU: g6f) needs a person
     resource = resources.pop()
     largest = max(specs, key=lambda s: (s.accelerators, s.name))
     count = largest.accelerators * FIX_DEFAULT_NODES
-    edit = yaml_add_key(finding.file, text, pool.location.line, ("spec", "limits"), resource, str(count))
+    if heredoc is not None:
+        edit = yaml_add_key_within(
+            finding.file, text, heredoc, finding.line, ("spec", "limits"), resource, str(count)
+        )
+    else:
+        edit = yaml_add_key(finding.file, text, pool.location.line, ("spec", "limits"), resource, str(count))
     if edit is None:
         return None
     why = f"{FIX_DEFAULT_NODES} x {largest.name} ({largest.accelerators} each), its largest uncapped type"
