@@ -33,14 +33,27 @@ def severity_cases(policy: Policy) -> list[str]:
     return [*out, f"{policy.severity} otherwise"]
 
 
+NO_FIX = "none: edit the source by hand (see What to do instead; docs/fixes.md says why there is no fix)"
+
+
+def fix_safety(policy: Policy) -> str:
+    """ "safe", "unsafe", "safe and unsafe" (by format) or "none": what ``finlint fix`` offers."""
+    from finlint.rules import registry
+
+    rule = registry().rules.get(policy.id) if policy.builtin else None
+    return rule.fix_safety if rule is not None and rule.fix_safety else "none"
+
+
 def fix_text(policy: Policy) -> str | None:
-    """What ``finlint fix`` does for the rule (its fix function's docstring), None: no fix."""
+    """What ``finlint fix`` does for the rule: its safety, then its fix function's docstring;
+    None: no fix."""
     from finlint.rules import registry
 
     rule = registry().rules.get(policy.id) if policy.builtin else None
     if rule is None or rule.fix is None:
         return None
-    return " ".join((rule.fix.__doc__ or "a fix").split())
+    doc = " ".join((rule.fix.__doc__ or "a fix").split())
+    return f"{fix_safety(policy)}: {doc}"
 
 
 def rule_text(policy: Policy) -> str:
@@ -54,7 +67,7 @@ def rule_text(policy: Policy) -> str:
     if policy.params:
         lines += ["## Options", *(f"- {k}: {json.dumps(v)}" for k, v in policy.params.items()), ""]
     fix = fix_text(policy)
-    lines += ["## Fix (finlint fix)", fix or "none: edit the source by hand (see What to do instead)", ""]
+    lines += ["## Fix (finlint fix)", fix or NO_FIX, ""]
     for ex in policy.examples:
         lines += [f"## {_example_title(ex)}", "", *("    " + c for c in ex.code.splitlines()), ""]
         if ex.fixed is not None:
@@ -78,9 +91,12 @@ def rule_markdown(policy: Policy, level: int = 2) -> str:
         parts.append(
             f"{h} Options\n\n" + "\n".join(f"- `{k}`: `{json.dumps(v)}`" for k, v in policy.params.items())
         )
+    parts.append(f"{h} Fix (finlint fix)\n\n{fix_text(policy) or NO_FIX}")
     for ex in policy.examples:
         lang = _LANGS.get(ex.format, "yaml")
         parts.append(f"{h} {_example_title(ex)}\n\n```{lang}\n{ex.code.rstrip()}\n```")
+        if ex.fixed is not None:
+            parts.append(f"After `finlint fix`:\n\n```{lang}\n{ex.fixed.rstrip()}\n```")
     refs = policy.docs.get("references") or []
     if refs:
         parts.append(f"{h} References\n\n" + "\n".join(f"- {r}" for r in refs))
@@ -95,10 +111,11 @@ def rules_page(policies: list[Policy]) -> str:
         "",
         "Generated from `policies/` by `finlint rules --format markdown`; do not edit by hand.",
         "",
-        "| code | name | severity | summary |",
-        "|---|---|---|---|",
+        "| code | name | severity | fix | summary |",
+        "|---|---|---|---|---|",
         *(
-            f"| [{p.id}](#{p.id.lower()}-{p.name}) | `{p.name}` | {p.severity_label()} | {p.summary} |"
+            f"| [{p.id}](#{p.id.lower()}-{p.name}) | `{p.name}` | {p.severity_label()} | {fix_safety(p)} "
+            f"| {p.summary} |"
             for p in policies
         ),
     ]

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from finlint.finding import TextEdit
@@ -134,6 +135,20 @@ def add_keyword(file: str, text: str, call: ast.Call, source: str) -> TextEdit |
         return TextEdit(file, last_line, last_col, last_line, last_col, f",{_eol(text)}{indent}{source}")
     if trailing_comma:
         return TextEdit(file, end_line, close_col, end_line, close_col, f" {source}")
+    ordered = sorted(args, key=lambda a: (a.lineno, a.col_offset))
+    if len(ordered) > 1 and last.lineno > (ordered[-2].end_lineno or ordered[-2].lineno):
+        # one argument per line, the ")" after the last: the new one on its own line below it
+        start_text = lines[last.lineno - 1]
+        start_col = _char_col(start_text, last.col_offset)
+        if not start_text[:start_col].strip():
+            return TextEdit(
+                file,
+                last_line,
+                last_col,
+                last_line,
+                last_col,
+                f",{_eol(text)}{start_text[:start_col]}{source}",
+            )
     return TextEdit(file, last_line, last_col, last_line, last_col, f", {source}")
 
 
@@ -152,9 +167,10 @@ def yaml_add_key(
 ) -> TextEdit | None:
     """Insert ``key: value`` into the block mapping at ``path`` of the YAML document holding
     1-based ``line``, as that mapping's first entry, at its indentation (missing mappings on the
-    path after its first ``must_exist`` are created). None when the document does not parse, a
-    mapping on the path is missing or in flow style, or ``key`` is there already: such files are
-    left to a person."""
+    path after its first ``must_exist`` are created); a ``value`` of several lines is a nested
+    block in 2-space steps, written under ``key`` in the file's own step. None when the document
+    does not parse, a mapping on the path is missing or in flow style, or ``key`` is there
+    already: such files are left to a person."""
     import yaml
 
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -180,12 +196,89 @@ def yaml_add_key(
         col, at = first.start_mark.column, first.start_mark.line
         if lines[at][:col].strip():
             return None
-        step = _yaml_step(node, col)
+        step = _yaml_step(node, col) or _doc_step(root) or 2
         block = [*path[depth:], key]
         out = [f"{' ' * (col + i * step)}{name}:" for i, name in enumerate(block)]
-        out[-1] += f" {value}"
+        if "\n" in value:
+            out.extend(_reindent(value, col + len(block) * step, step))
+        else:
+            out[-1] += f" {value}"
         return TextEdit(file, at + 1, 0, at + 1, 0, _eol(text).join(out) + _eol(text))
     return None
+
+
+def yaml_scalar(text: str, line: int, path: tuple[str, ...]) -> str | None:
+    """The scalar at ``path`` in the YAML document holding 1-based ``line`` (None: none, or the
+    text does not parse): what a fix checks before it edits (``kind: TrainingJob``)."""
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    try:
+        documents = list(yaml.compose_all(text, Loader=loader))
+    except yaml.YAMLError:
+        return None
+    for root in documents:
+        if root is None or not root.start_mark.line <= line - 1 <= root.end_mark.line:
+            continue
+        node: Any = root
+        for name in path:
+            node = _yaml_child(node, name)
+        return str(node.value) if isinstance(node, yaml.ScalarNode) else None
+    return None
+
+
+def _reindent(block: str, base: int, step: int) -> list[str]:
+    """A YAML block written with 2-space steps, at column ``base`` in the file's ``step``: a
+    mapping nested in a mapping moves by ``step``, a sequence item's content stays 2 after its
+    ``- ``."""
+    out: list[str] = []
+    parents: list[tuple[int, int, bool]] = []  # (template indent, output column, is "- " row)
+    for row in block.split("\n"):
+        lead = len(row) - len(row.lstrip(" "))
+        while parents and parents[-1][0] >= lead:
+            parents.pop()
+        if not parents:
+            column = base
+        else:
+            p_lead, p_col, p_dash = parents[-1]
+            column = p_col + 2 if p_dash and lead == p_lead + 2 else p_col + step
+        out.append(" " * column + row.lstrip(" "))
+        parents.append((lead, column, row.lstrip(" ").startswith("- ")))
+    return out
+
+
+def yaml_add_key_within(
+    file: str,
+    text: str,
+    lines: tuple[int, int],
+    line: int,
+    path: tuple[str, ...],
+    key: str,
+    value: str,
+    must_exist: int = 1,
+) -> TextEdit | None:
+    """:func:`yaml_add_key` on the YAML that lines ``lines`` (1-based, inclusive) of ``text`` hold
+    (a Terraform heredoc's body), the edit shifted back into ``text``."""
+    first, last = lines
+    body = "".join(text.splitlines(keepends=True)[first - 1 : last])
+    edit = yaml_add_key(file, body, line - first + 1, path, key, value, must_exist)
+    if edit is None:
+        return None
+    shift = first - 1
+    return TextEdit(
+        file, edit.start_line + shift, edit.start_col, edit.end_line + shift, edit.end_col, edit.new_text
+    )
+
+
+_YAML_SOURCE = re.compile(r"\.ya?ml(?:[-.](?:template|tpl|tmpl))?$|\.(?:template|tpl|tmpl)$", re.IGNORECASE)
+
+
+def yaml_source(name: str) -> bool:
+    """Whether a YAML fix may edit file ``name``: a ``.yaml``/``.yml`` file, or a template of
+    one (``.yaml-template``, ``.yaml.tpl``, ``.template``: envsubst and ``templatefile``
+    sources are the text a person edits). What the edit needs is checked on the text itself:
+    a template whose placeholders break the YAML parse is left alone."""
+    return _YAML_SOURCE.search(name) is not None
 
 
 def _yaml_child(node: Any, key: str) -> Any:
@@ -201,7 +294,7 @@ def _yaml_child(node: Any, key: str) -> Any:
 
 
 def _yaml_step(node: Any, col: int) -> int:
-    """The file's indentation step: how far a nested mapping sits inside this one (2 if none)."""
+    """The file's indentation step: how far a nested mapping sits inside this one (0 if none)."""
     import yaml
 
     assert isinstance(node, yaml.MappingNode)
@@ -210,7 +303,24 @@ def _yaml_step(node: Any, col: int) -> int:
             step = int(v.value[0][0].start_mark.column) - col
             if step > 0:
                 return step
-    return 2
+    return 0
+
+
+def _doc_step(root: Any) -> int:
+    """The document's indentation step: the first nested block mapping's offset (0: none)."""
+    import yaml
+
+    todo = [root]
+    for _ in range(10_000):  # bounded: a document's first nested mapping is near its top
+        if not todo:
+            break
+        node = todo.pop(0)
+        if isinstance(node, yaml.MappingNode) and not node.flow_style and node.value:
+            step = _yaml_step(node, int(node.value[0][0].start_mark.column))
+            if step:
+                return step
+            todo.extend(v for _, v in node.value)
+    return 0
 
 
 def yaml_set_key(
@@ -242,3 +352,37 @@ def yaml_set_key(
             value = f"{current.style}{value}{current.style}"
         return TextEdit(file, at, current.start_mark.column, at, current.end_mark.column, value)
     return None
+
+
+def add_keywords(file: str, text: str, line: int, sources: list[str]) -> TextEdit | None:
+    """Several keyword arguments added to the call starting on ``line``, one after the other
+    in the call's layout (:func:`add_keyword`), as one edit of the span that changed."""
+    out = text
+    for source in sources:
+        call = call_at(out, line)
+        edit = call and add_keyword(file, out, call, source)
+        if not edit:
+            return None
+        out = apply_edits(out, [edit])
+    return span_edit(file, text, out)
+
+
+def span_edit(file: str, before: str, after: str) -> TextEdit | None:
+    """The one edit that turns ``before`` into ``after``: the span between their common prefix
+    and suffix (None: no change)."""
+    if before == after:
+        return None
+    start = 0
+    limit = min(len(before), len(after))
+    while start < limit and before[start] == after[start]:
+        start += 1
+    end = 0
+    while end < limit - start and before[len(before) - 1 - end] == after[len(after) - 1 - end]:
+        end += 1
+    old_end = len(before) - end
+
+    def line_col(offset: int) -> tuple[int, int]:
+        return before.count("\n", 0, offset) + 1, offset - (before.rfind("\n", 0, offset) + 1)
+
+    (l1, c1), (l2, c2) = line_col(start), line_col(old_end)
+    return TextEdit(file, l1, c1, l2, c2, after[start : len(after) - end])

@@ -30,6 +30,21 @@ def test_example_fix(policy: Policy, example: Example, tmp_path: Path) -> None:
     assert len(fixes.files) == 1
     assert fixes.files[0].after == example.fixed
     assert all(f.rule_id == policy.id for f, _ in fixes.files[0].fixes)
+    declared = registry().rules[policy.id].fix_safety  # what `finlint rule` says it offers
+    for _, fix in fixes.files[0].fixes:
+        assert declared == "safe and unsafe" or declared == ("safe" if fix.safe else "unsafe")
+
+
+def test_rules_say_which_fix_they_have() -> None:
+    from finlint.ruledocs import rule_text, rules_page
+
+    policies = {p.id: p for p, _ in CASES}
+    assert "## Fix (finlint fix)\nsafe and unsafe: SDK launchers" in rule_text(policies["FIN101"])
+    assert "## Fix (finlint fix)\nnone: edit the source by hand" in rule_text(policies["FIN102"])
+    page = rules_page(list(policies.values()))
+    assert "| high | unsafe | Managed spot training without a checkpoint S3 URI |" in page
+    for rule_id, rule in registry().rules.items():  # both ways: a fix says its safety
+        assert (rule.fix is None) == (rule.fix_safety is None), rule_id
 
 
 def test_some_examples_have_fixes() -> None:

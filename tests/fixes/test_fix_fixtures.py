@@ -14,7 +14,16 @@ from finlint.scan import ScanOptions, lint
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 TREES = sorted(p for p in FIXTURES.iterdir() if p.is_dir())
-EXPECT_FIXES = {"demo", "kubernetes", "parallelcluster", "sagemaker-sdk", "slurm"}
+EXPECT_FIXES = {
+    "aws-batch",
+    "demo",
+    "kubernetes",
+    "parallelcluster",
+    "sagemaker-api",
+    "sagemaker-sdk",
+    "slurm",
+    "terraform",
+}
 
 
 def _fix_all(root: Path) -> list[tuple[str, str, str, set[int]]]:
@@ -23,7 +32,14 @@ def _fix_all(root: Path) -> list[tuple[str, str, str, set[int]]]:
     out = []
     for ff in found.files:
         (root / ff.file).write_text(ff.after, encoding="utf-8")
-        lines = {e.start_line for _, fx in ff.fixes for e in fx.edits}
+        # an inserted block may be shown by difflib as many lines earlier as it is long (its
+        # last lines repeat the ones above it: "  }" of the block before a new block)
+        lines = {
+            e.start_line - k
+            for _, fx in ff.fixes
+            for e in fx.edits
+            for k in range(e.new_text.count("\n") + 1)
+        }
         out.append((ff.file, ff.before, ff.after, lines))
     return out
 

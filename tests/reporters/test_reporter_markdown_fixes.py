@@ -90,8 +90,8 @@ def test_stale_or_unreadable_file_shows_only_the_new_text(
 
 def test_many_fixes_are_capped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     write(tmp_path, "a: 1\nb: 2\n", monkeypatch)
-    fix = Fix("d", True, (TextEdit(FILE, 1, 3, 1, 4, "0"),))
-    out = section([finding(fix, f"X/{i}") for i in range(MAX_FIXES + 3)])
+    fixes = [Fix("d", True, (TextEdit(FILE, 1, 3, 1, 4, str(i)),)) for i in range(MAX_FIXES + 3)]
+    out = section([finding(fix, f"X/{i}") for i, fix in enumerate(fixes)])
     assert out[1] == f"<details><summary>Suggested fixes ({MAX_FIXES + 3})</summary>"
     assert sum(line.startswith("- **FIN305**") for line in out) == MAX_FIXES
     assert any(line.startswith("…and 3 more") for line in out)

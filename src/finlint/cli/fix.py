@@ -44,7 +44,7 @@ def run(
     options.display_root = Path.cwd()
     result: Any = cost_guard(lambda: lint(options, run_.policies))
     fixes = plan(result.findings, reader_for(options), options, unsafe_fixes)
-    applied = sum(len(ff.fixes) for ff in fixes.files)
+    applied = sum(ff.resolved for ff in fixes.files)
     terminal = sys.stdout.isatty()
     for ff in fixes.files:
         if diff:  # raw for `git apply`; on a terminal each line made inert (repository text)

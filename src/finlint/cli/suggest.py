@@ -18,7 +18,7 @@ import click
 
 from finlint.escape import clean
 from finlint.review import hosts
-from finlint.review.suggestions import Suggestion, load_report, to_suggestions
+from finlint.review.suggestions import Suggestion, load_report, to_suggestions, unique
 
 EXIT_OK, EXIT_ERROR = 0, 2
 
@@ -116,7 +116,7 @@ def suggest_cmd(report: Path, host: str | None, root: Path, number: int | None, 
         fixable = load_report(report)
     except ValueError as exc:
         _fail(clean(str(exc)))
-    suggestions = [s for f in fixable for s in to_suggestions(f, root)]
+    suggestions = unique([s for f in fixable for s in to_suggestions(f, root)])
     try:
         (_github if host == "github" else _gitlab)(suggestions, number, dry_run)
     except hosts.HostError as exc:

@@ -80,6 +80,14 @@ class FileFix:
     before: str
     after: str
     fixes: list[tuple[Finding, Fix]] = field(default_factory=list)
+    #: findings whose fix is the very edit of one in ``fixes`` (one resource in two module
+    #: instances, two rules with one remedy): resolved by it, applied once
+    shared: list[Finding] = field(default_factory=list)
+
+    @property
+    def resolved(self) -> int:
+        """How many findings the file's edits resolve."""
+        return len(self.fixes) + len(self.shared)
 
     def diff(self) -> str:
         return unified_diff(self.file, self.before, self.after)
@@ -97,6 +105,13 @@ class FixPlan:
 
 def _keys(findings: list[Finding]) -> set[tuple[str, str]]:
     return {(f.rule_id, f.resource) for f in findings if f.active}
+
+
+def _same(resource: str, alone: str) -> bool:
+    """Whether ``alone`` (a resource of the file linted by itself) is ``resource`` of the scan: the
+    same name, or the scan's name with a prefix the file alone cannot know (``module.a.`` of a
+    Terraform module call)."""
+    return resource == alone or resource.endswith("." + alone)
 
 
 def _lint_alone(name: str, text: str, options: ScanOptions) -> list[Finding]:
@@ -118,8 +133,10 @@ def _survives(ff: FileFix, options: ScanOptions) -> str | None:
     after = _lint_alone(ff.file, ff.after, options)
     if any(f.rule_id == "FIN000" for f in after):
         return "the edited file does not parse"
-    fixed = {(f.rule_id, f.resource) for f, _ in ff.fixes}
-    left = fixed & _keys(after)
+    fixed = {(f.rule_id, f.resource) for f, _ in [*ff.fixes, *((s, None) for s in ff.shared)]}
+    left = {
+        (rule, res) for rule, res in fixed for r2, alone in _keys(after) if r2 == rule and _same(res, alone)
+    }
     if left:
         return f"{sorted(left)[0][0]} still reported after the edit"
     new = _keys(after) - _keys(before)
@@ -146,16 +163,23 @@ def plan(
     rejected: list[tuple[Finding, str]] = []
     for name, fixes in by_file.items():
         before = read(name) or ""
-        chosen = _non_overlapping(before, fixes, rejected)
+        duplicates: list[tuple[Finding, Fix]] = []
+        chosen = _non_overlapping(before, fixes, rejected, duplicates)
         if not chosen:
             continue
         ff = FileFix(name, before, apply_edits(before, [e for _, fx in chosen for e in fx.edits]), chosen)
         why = _survives(ff, options)
         if why is not None:  # try them one by one: keep the ones that survive alone
             ff = _one_by_one(name, before, chosen, options, rejected)
+        kept = {tuple(fx.edits) for _, fx in ff.fixes}
+        for finding, fix in duplicates:
+            if tuple(fix.edits) in kept:
+                ff.shared.append(finding)
+            else:
+                rejected.append((finding, "its edit is another finding's, which was not applied"))
         if ff.fixes:
             files.append(ff)
-    applied = {id(f) for ff in files for f, _ in ff.fixes}
+    applied = {id(f) for ff in files for f in [*(f for f, _ in ff.fixes), *ff.shared]}
     for finding, _ in rejected:
         finding.fix = None  # not offered: it would not survive the re-lint, or overlaps another
     remaining = sum(1 for f in findings if f.active and id(f) not in applied)
@@ -163,13 +187,19 @@ def plan(
 
 
 def _non_overlapping(
-    text: str, fixes: list[tuple[Finding, Fix]], rejected: list[tuple[Finding, str]]
+    text: str,
+    fixes: list[tuple[Finding, Fix]],
+    rejected: list[tuple[Finding, str]],
+    duplicates: list[tuple[Finding, Fix]],
 ) -> list[tuple[Finding, Fix]]:
+    """The fixes to try, in order, leaving out those that overlap one already chosen; a fix
+    whose edits are exactly a chosen one's goes to ``duplicates`` (applied once)."""
     chosen: list[tuple[Finding, Fix]] = []
     seen: set[tuple[object, ...]] = set()
     for finding, fix in fixes:
         key = tuple(fix.edits)
-        if key in seen:  # two findings resolved by one edit (one resource, two rules)
+        if key in seen:  # two findings resolved by one edit: applied once
+            duplicates.append((finding, fix))
             continue
         try:
             apply_edits(text, [e for _, fx in chosen for e in fx.edits] + list(fix.edits))

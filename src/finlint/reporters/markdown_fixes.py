@@ -20,6 +20,7 @@ from finlint.untrusted import read_bytes
 MAX_FIXES = 20  # a PR comment holds 65,536 characters
 MAX_FILE_BYTES = 4 * 1024 * 1024
 MAX_BLOCK_LINES = 60  # per file, old and new lines together
+MAX_ALSO = 5  # other findings one edit resolves, named on its entry
 SAFE = "safe: behaviour is unchanged"
 UNSAFE = "unsafe: changes behaviour, check the value before applying"
 
@@ -67,13 +68,18 @@ def _block(file: str, edits: list[TextEdit]) -> list[str]:
     return code_fence(body, "diff")
 
 
-def _entry(f: Finding) -> list[str]:
+def _entry(f: Finding, also: list[Finding]) -> list[str]:
     assert f.fix is not None
     safety = SAFE if f.fix.safe else UNSAFE
     where = escape.markdown_code(f"{f.file}:{f.line}")
+    same = "".join(
+        f"; also resolves **{o.rule_id}** {escape.markdown_code(o.resource)}" for o in also[:MAX_ALSO]
+    )
+    if len(also) > MAX_ALSO:
+        same += f" and {len(also) - MAX_ALSO} more"
     out = [
         f"- **{f.rule_id}** {escape.markdown_code(f.resource)} ({where}): "
-        f"{escape.markdown(f.fix.description)} ({safety})",
+        f"{escape.markdown(f.fix.description)} ({safety}){same}",
         "",
     ]
     files = list(dict.fromkeys(e.file for e in f.fix.edits))
@@ -87,12 +93,16 @@ def _entry(f: Finding) -> list[str]:
 
 def section(findings: list[Finding]) -> list[str]:
     """A folded "Suggested fixes" section for the fixable findings; [] when there are none."""
-    fixable = [f for f in findings if f.fix is not None and f.fix.edits]
+    groups: dict[tuple[TextEdit, ...], list[Finding]] = {}
+    for f in findings:
+        if f.fix is not None and f.fix.edits:  # one edit that resolves several findings: shown once
+            groups.setdefault(tuple(f.fix.edits), []).append(f)
+    fixable = list(groups.values())
     if not fixable:
         return []
     out = ["", f"<details><summary>Suggested fixes ({len(fixable)})</summary>", ""]
-    for f in fixable[:MAX_FIXES]:
-        out += _entry(f)
+    for first, *also in fixable[:MAX_FIXES]:
+        out += _entry(first, also)
     if len(fixable) > MAX_FIXES:
         out += [f"…and {len(fixable) - MAX_FIXES} more; the JSON and SARIF reports hold them all.", ""]
     out.append("</details>")

@@ -146,3 +146,19 @@ def in_diff(s: Suggestion, diff: dict[str, set[int]]) -> bool:
     """Every line the suggestion replaces is one the diff shows."""
     shown = diff.get(s.file, set())
     return all(n in shown for n in range(s.start_line, s.end_line + 1))
+
+
+def unique(suggestions: list[Suggestion]) -> list[Suggestion]:
+    """One suggestion per distinct replacement (file, lines, new text): findings resolved by the
+    same edit are posted once, naming every rule."""
+    from dataclasses import replace
+
+    out: dict[tuple[str, int, int, tuple[str, ...]], Suggestion] = {}
+    for s in suggestions:
+        key = (s.file, s.start_line, s.end_line, s.new_lines)
+        seen = out.get(key)
+        if seen is None:
+            out[key] = s
+        elif s.rule_id not in seen.rule_id.split(", "):
+            out[key] = replace(seen, rule_id=f"{seen.rule_id}, {s.rule_id}")
+    return list(out.values())

@@ -27,6 +27,10 @@ AREAS = ("training", "compute", "notebooks", "storage", "meta")
 MODULE_NAME = re.compile(r"fin(\d{3})_[a-z0-9_]+")
 
 
+#: what a rule's ``fix_safety`` may say (None: no fix)
+FIX_SAFETY = (None, "safe", "unsafe", "safe and unsafe")
+
+
 class RegistryError(Exception):
     """A rule module and the policy pack disagree: a broken installation or checkout (exit 2)."""
 
@@ -67,6 +71,8 @@ def registry() -> Registry:
                 if fn.__name__ in facts and facts[fn.__name__] is not fn:
                     raise RegistryError(f"fact {fn.__name__!r} of {name} is already defined elsewhere")
                 facts[fn.__name__] = fn
+            if (rule.fix is None) != (rule.fix_safety is None) or rule.fix_safety not in FIX_SAFETY:
+                raise RegistryError(f"{name}: fix and fix_safety ({', '.join(FIX_SAFETY[1:])}) go together")
             if (rule.cost_model is None) != (rule.price is None):
                 raise RegistryError(f"{name}: cost_model and price go together")
             if rule.cost_model is not None and rule.price is not None:

@@ -28,10 +28,14 @@ class Rule:
     """One rule's code: ``facts`` its policy names (a fact's name is its function's),
     ``cost_model`` the name its policy gives in ``cost_model:`` (user policies may name it
     too), ``price`` the function that prices a finding of it, ``fix`` the function that edits the
-    source so the finding goes away (``finlint fix``), if the remedy is mechanical."""
+    source so the finding goes away (``finlint fix``), if the remedy is mechanical, and
+    ``fix_safety`` whether its fixes are safe, unsafe or both."""
 
     id: str
     facts: tuple[FactFn, ...] = ()
     cost_model: str | None = None
     price: PriceFn | None = None
     fix: FixFn | None = None
+    #: what ``fix`` offers, said by ``finlint rule`` and the rules page: "safe" (behaviour
+    #: unchanged), "unsafe" (needs ``--unsafe-fixes``) or "safe and unsafe" (by format)
+    fix_safety: str | None = None

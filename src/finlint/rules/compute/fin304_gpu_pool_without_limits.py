@@ -12,6 +12,7 @@ hours_per_month), stated as "per node-month, no upper bound", on the pool model 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
@@ -19,7 +20,7 @@ from finlint.cost.common import CostContext, brief_text, num, price_note, quote_
 from finlint.domain import catalog
 from finlint.domain.karpenter import nodes_within_limits
 from finlint.engine.facts import Evidence
-from finlint.finding import Cost, Finding
+from finlint.finding import Cost, Finding, Fix
 from finlint.ir import ComputePool, Record, Unknown, is_unknown
 from finlint.rules.base import Rule
 from finlint.rules.compute.gpu_pools import PoolTypes, gpu_types, listed, pool_type_prices
@@ -114,4 +115,61 @@ def price_ceiling(finding: Finding, ctx: CostContext) -> Cost:
     return Cost(month, None, KIND, basis, assumptions, brief=brief)
 
 
-RULE = Rule("FIN304", facts=(gpu_pool_without_limits,), cost_model="gpu-pool-ceiling", price=price_ceiling)
+#: an unsafe fix's ceiling: this many nodes of the largest uncapped type the pool admits, in
+#: that type's accelerators (the usage file has no node count; a stated default, to be edited)
+FIX_DEFAULT_NODES = 4
+
+
+def fix(finding: Finding, text: str, usage: Mapping[str, Any]) -> Fix | None:
+    """Karpenter ``NodePool`` YAML: unsafe, add ``spec.limits`` (or a key to the limits there)
+    in the accelerator the uncapped types consume: ``nvidia.com/gpu`` or
+    ``aws.amazon.com/neuron`` = the accelerators of 4 nodes of the largest uncapped type the pool
+    admits. Behaviour changes: Karpenter stops adding nodes at that ceiling, so pending pods wait;
+    size it to the largest job. A NodePool in a Terraform ``kubectl_manifest`` heredoc is edited
+    in the heredoc. No fix for Provisioners, Helm templates, ``yamlencode`` objects, or a pool
+    whose uncapped types need both resources or include one with no whole accelerator (``g6f``)."""
+    from finlint.textedit import yaml_add_key, yaml_add_key_within, yaml_source
+
+    pool = finding.record
+    types = finding.evidence_of(PoolTypes)
+    heredoc = None
+    if finding.file.endswith(".tf"):  # a kubectl_manifest's yaml_body heredoc
+        from finlint.textedit_hcl import heredoc_body
+
+        heredoc = heredoc_body(text, finding.line)
+    if (
+        not isinstance(pool, ComputePool)
+        or pool.pool_kind != "karpenter-nodepool"
+        or types is None
+        or not (yaml_source(finding.file) or heredoc)
+    ):
+        return None
+    specs = [s for s in (catalog.lookup(t) for t in types.types) if s is not None]
+    resources = {
+        "nvidia.com/gpu" if s.gpu_count else "aws.amazon.com/neuron" for s in specs if s.accelerators
+    }
+    if len(resources) != 1 or len(specs) != len(types.types) or not all(s.accelerators for s in specs):
+        return None  # a type no accelerator limit caps (a fractional GPU: g6f) needs a person
+    resource = resources.pop()
+    largest = max(specs, key=lambda s: (s.accelerators, s.name))
+    count = largest.accelerators * FIX_DEFAULT_NODES
+    if heredoc is not None:
+        edit = yaml_add_key_within(
+            finding.file, text, heredoc, finding.line, ("spec", "limits"), resource, str(count)
+        )
+    else:
+        edit = yaml_add_key(finding.file, text, pool.location.line, ("spec", "limits"), resource, str(count))
+    if edit is None:
+        return None
+    why = f"{FIX_DEFAULT_NODES} x {largest.name} ({largest.accelerators} each), its largest uncapped type"
+    return Fix(f"cap the pool: spec.limits {resource}: {count} ({why})", False, (edit,))
+
+
+RULE = Rule(
+    "FIN304",
+    facts=(gpu_pool_without_limits,),
+    cost_model="gpu-pool-ceiling",
+    price=price_ceiling,
+    fix=fix,
+    fix_safety="unsafe",
+)

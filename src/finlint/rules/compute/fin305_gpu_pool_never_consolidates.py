@@ -131,5 +131,10 @@ def fix(finding: Finding, text: str, usage: Mapping[str, Any]) -> Fix | None:
 
 
 RULE = Rule(
-    "FIN305", facts=(pool_never_consolidates,), cost_model="idle-gpu-node", price=price_idle_node, fix=fix
+    "FIN305",
+    facts=(pool_never_consolidates,),
+    cost_model="idle-gpu-node",
+    price=price_idle_node,
+    fix=fix,
+    fix_safety="unsafe",
 )

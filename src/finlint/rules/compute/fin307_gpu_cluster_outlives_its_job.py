@@ -141,5 +141,10 @@ def fix(finding: Finding, text: str, usage: Mapping[str, Any]) -> Fix | None:
 
 
 RULE = Rule(
-    "FIN307", facts=(gpu_cluster_outlives_its_job,), cost_model="ray-idle-cluster", price=price, fix=fix
+    "FIN307",
+    facts=(gpu_cluster_outlives_its_job,),
+    cost_model="ray-idle-cluster",
+    price=price,
+    fix=fix,
+    fix_safety="unsafe",
 )

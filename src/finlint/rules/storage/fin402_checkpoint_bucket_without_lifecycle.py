@@ -7,12 +7,13 @@ its facts and its price."""
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from finlint.cost.common import CostContext, brief_text, num, price_note, quote_json, unpriced, usd
 from finlint.cost.efs import checkpoint_volume
 from finlint.engine.facts import Evidence
-from finlint.finding import Cost, Finding
+from finlint.finding import Cost, Finding, Fix
 from finlint.ir import Bucket, Record, Unknown
 from finlint.rules.base import Rule
 from finlint.rules.storage.names import first_match
@@ -99,9 +100,128 @@ def price_bucket_lifecycle(finding: Finding, ctx: CostContext) -> Cost:
     return Cost(saving, None, "savings", basis, assumptions, brief=brief)
 
 
+#: what an unsafe fix's lifecycle rule does: abort incomplete multipart uploads (checkpoint
+#: shards of a killed job) and expire noncurrent versions after this many days, and expire the
+#: checkpoints themselves after FIX_EXPIRATION_DAYS (a run resumes from its newest checkpoint,
+#: written hours ago; the trained model is in the job's output path, not here)
+FIX_ABORT_DAYS = 7
+FIX_EXPIRATION_DAYS = 30
+FIX_RULE_ID = "checkpoints-age-out"
+
+_CFN_RULE = f"""Rules:
+  - Id: {FIX_RULE_ID}
+    Status: Enabled
+    AbortIncompleteMultipartUpload:
+      DaysAfterInitiation: {FIX_ABORT_DAYS}
+    NoncurrentVersionExpiration:
+      NoncurrentDays: {FIX_ABORT_DAYS}
+    ExpirationInDays: {FIX_EXPIRATION_DAYS}"""
+
+_CFN_JSON_RULE = {
+    "Rules": [
+        {
+            "Id": FIX_RULE_ID,
+            "Status": "Enabled",
+            "AbortIncompleteMultipartUpload": {"DaysAfterInitiation": FIX_ABORT_DAYS},
+            "NoncurrentVersionExpiration": {"NoncurrentDays": FIX_ABORT_DAYS},
+            "ExpirationInDays": FIX_EXPIRATION_DAYS,
+        }
+    ]
+}
+
+_TF_RULE = f"""resource "aws_s3_bucket_lifecycle_configuration" "{{name}}" {{{{
+  bucket = aws_s3_bucket.{{name}}.id
+
+  rule {{{{
+    id     = "{FIX_RULE_ID}"
+    status = "Enabled"
+    filter {{{{}}}}
+
+    abort_incomplete_multipart_upload {{{{
+      days_after_initiation = {FIX_ABORT_DAYS}
+    }}}}
+
+    noncurrent_version_expiration {{{{
+      noncurrent_days = {FIX_ABORT_DAYS}
+    }}}}
+
+    expiration {{{{
+      days = {FIX_EXPIRATION_DAYS}
+    }}}}
+  }}}}
+}}}}"""
+
+_TF_BUCKET = re.compile(r'\s*resource\s+"aws_s3_bucket"\s+"([A-Za-z_][A-Za-z0-9_-]*)"\s*\{\s*$')
+
+
+def fix(finding: Finding, text: str, usage: Mapping[str, Any]) -> Fix | None:
+    """A bucket named for checkpoints with no lifecycle configuration at all: unsafe, a rule that
+    aborts incomplete multipart uploads and expires noncurrent versions after 7 days and every
+    object after 30 (CloudFormation YAML and JSON: ``LifecycleConfiguration`` on the ``AWS::S3::Bucket``;
+    Terraform: an ``aws_s3_bucket_lifecycle_configuration`` after the bucket). Behaviour
+    changes: objects older than 30 days are deleted. No fix for a bucket found only because jobs
+    checkpoint into it (it holds more than checkpoints: a whole-bucket expiry would delete
+    them), a bucket with rules (disabled, or not expiring: a person decides), ``count`` or
+    ``for_each`` buckets and plans."""
+    bucket = finding.record
+    if not isinstance(bucket, Bucket) or bucket.lifecycle_rules is not None or bucket.checkpoint_jobs:
+        return None
+    days = f"expire objects after {FIX_EXPIRATION_DAYS} days, abort uploads after {FIX_ABORT_DAYS}"
+    if bucket.source_format == "cloudformation" and text.lstrip().startswith("{"):
+        import json
+
+        from finlint.textedit_json import json_add_key
+
+        path = ("Resources", bucket.address, "Properties")
+        root = text[: len(text) - len(text.lstrip())].count("\n") + 1
+        value = json.dumps(_CFN_JSON_RULE)
+        edit = json_add_key(finding.file, text, root, path, "LifecycleConfiguration", value, 2, expand=True)
+        return Fix(f"add LifecycleConfiguration ({days})", False, (edit,)) if edit else None
+    if bucket.source_format == "cloudformation" and finding.file.endswith((".yaml", ".yml", ".template")):
+        from finlint.textedit import yaml_add_key
+
+        path = ("Resources", bucket.address, "Properties")
+        edit = yaml_add_key(finding.file, text, finding.line, path, "LifecycleConfiguration", _CFN_RULE, 2)
+        return Fix(f"add LifecycleConfiguration ({days})", False, (edit,)) if edit else None
+    if bucket.source_format in ("terraform", "terraform-plan") and finding.file.endswith(".tf"):
+        from finlint.textedit_hcl import code_mask, hcl_append_after
+
+        line = bucket.location.line
+        lines = text.splitlines()
+        match = _TF_BUCKET.match(lines[line - 1]) if 1 <= line <= len(lines) else None
+        mask = code_mask(text)
+        if match is None or mask is None:
+            return None
+        name = match.group(1)
+        taken = re.compile(rf'"aws_s3_bucket_lifecycle_configuration"\s+"{re.escape(name)}"')
+        if taken.search(text) or _repeated(mask, line):
+            return None
+        edit = hcl_append_after(finding.file, text, line, _TF_RULE.format(name=name))
+        return (
+            Fix(f"add aws_s3_bucket_lifecycle_configuration.{name} ({days})", False, (edit,))
+            if edit
+            else None
+        )
+    return None
+
+
+def _repeated(mask: str, line: int) -> bool:
+    """Whether the block opening on ``line`` has ``count`` or ``for_each`` (``aws_s3_bucket.x.id``
+    would not name one bucket)."""
+    from finlint.textedit_hcl import block_span
+
+    span = block_span(mask, line)
+    if span is None:
+        return True
+    body = mask[span[0] + 1 : span[1]]
+    return re.search(r"(?m)^\s*(count|for_each)\s*=", body) is not None
+
+
 RULE = Rule(
     "FIN402",
     facts=(checkpoint_bucket_without_lifecycle,),
     cost_model="checkpoint-bucket-lifecycle",
     price=price_bucket_lifecycle,
+    fix=fix,
+    fix_safety="unsafe",
 )

@@ -244,9 +244,15 @@ def _fix_hours(usage: Mapping[str, Any]) -> tuple[float, str]:
 def fix(finding: Finding, text: str, usage: Mapping[str, Any]) -> Fix | None:
     """SDK launchers: write down the default cap that applies today (safe). Slurm scripts
     (``#SBATCH --time``), Kubeflow, KubeRay and GPU ``batch/v1`` jobs (``activeDeadlineSeconds``) and
-    CloudFormation YAML Batch job definitions (``Timeout.AttemptDurationSeconds``):
-    unsafe, no cap applies today; the value is the usage file's expected_runtime_hours x 1.5, else 24 h."""
-    from finlint.textedit import add_keyword, call_at
+    AWS Batch job definitions (CloudFormation YAML and JSON ``Timeout.AttemptDurationSeconds``,
+    ``RegisterJobDefinition`` JSON ``timeout.attemptDurationSeconds``, Terraform
+    ``timeout { attempt_duration_seconds }``): unsafe, no cap applies today; the value is the
+    usage file's expected_runtime_hours x 1.5, else 24 h. SageMaker API requests (JSON or YAML)
+    and Step Functions JSON (``StoppingCondition.MaxRuntimeInSeconds``), SageMaker ``TrainingJob`` custom
+    resources (``spec.stoppingCondition.maxRuntimeInSeconds``) and Terraform
+    ``aws_sagemaker_training_job`` (``stopping_condition { max_runtime_in_seconds }``): 86400,
+    the 1-day default that applies today (safe)."""
+    from finlint.textedit import add_keyword, call_at, yaml_source
 
     job = finding.record
     if not isinstance(job, TrainingJob) or job.max_runtime_s is not None:
@@ -261,8 +267,16 @@ def fix(finding: Finding, text: str, usage: Mapping[str, Any]) -> Fix | None:
     if job.launcher == "slurm-sbatch":
         return _slurm_fix(finding, text, usage)
     if job.launcher == "aws-batch" and job.source_format == "cloudformation":
-        return _batch_cloudformation_fix(finding, text, usage)
-    if job.launcher in _K8S_DEADLINE and finding.file.endswith((".yaml", ".yml")):
+        return _batch_cloudformation_fix(finding, text, usage) or _batch_cfn_json_fix(finding, text, usage)
+    if job.launcher == "aws-batch" and job.source_format == "aws-batch-api":
+        return _batch_api_fix(finding, text, usage)
+    if (job.launcher, job.source_format) in _SAGEMAKER_JSON:
+        return _sagemaker_json_fix(finding, text)
+    if job.source_format in ("terraform", "terraform-plan") and finding.file.endswith(".tf"):
+        return _terraform_fix(finding, text, usage)
+    if job.launcher == "kubernetes-crd" and yaml_source(finding.file):
+        return _sagemaker_crd_fix(finding, text)
+    if job.launcher in _K8S_DEADLINE and yaml_source(finding.file):
         return _kubernetes_fix(finding, text, usage, _K8S_DEADLINE[job.launcher])
     return None
 
@@ -329,4 +343,159 @@ def _slurm_fix(finding: Finding, text: str, usage: Mapping[str, Any]) -> Fix | N
     return Fix(f"add #SBATCH --time={value} ({why})", False, (edit,))
 
 
-RULE = Rule("FIN101", facts=(max_runtime_default_text,), cost_model="runaway-runtime", price=price, fix=fix)
+#: the JSON launchers whose request takes ``StoppingCondition`` (launcher, source format)
+_SAGEMAKER_JSON = (("api-request", "sagemaker-api"), ("step-functions", "step-functions"))
+
+
+def _json_root_line(text: str) -> int:
+    """The line of a JSON document's first character (where its root object opens)."""
+    return text[: len(text) - len(text.lstrip())].count("\n") + 1
+
+
+def _batch_cfn_json_fix(finding: Finding, text: str, usage: Mapping[str, Any]) -> Fix | None:
+    """``"Timeout": {"AttemptDurationSeconds": N}`` in a JSON template's job definition (unsafe)."""
+    from finlint.textedit_json import json_add_key
+
+    job = finding.record
+    if job is None or not job.address or not text.lstrip().startswith("{"):
+        return None
+    hours, why = _fix_hours(usage)
+    seconds = round(hours * 3600)
+    path = ("Resources", job.address, "Properties", "Timeout")
+    edit = json_add_key(
+        finding.file, text, _json_root_line(text), path, "AttemptDurationSeconds", str(seconds), 3
+    )
+    if edit is None:
+        return None
+    return Fix(f"set Timeout.AttemptDurationSeconds: {seconds} ({why})", False, (edit,))
+
+
+def _batch_api_fix(finding: Finding, text: str, usage: Mapping[str, Any]) -> Fix | None:
+    """``"timeout": {"attemptDurationSeconds": N}`` in a ``RegisterJobDefinition`` request (unsafe)."""
+    from finlint.textedit_json import json_add_key
+
+    job = finding.record
+    if job is None:
+        return None
+    hours, why = _fix_hours(usage)
+    seconds = round(hours * 3600)
+    edit = json_add_key(
+        finding.file, text, job.location.line, ("timeout",), "attemptDurationSeconds", str(seconds)
+    )
+    if edit is None:
+        return None
+    return Fix(f"set timeout.attemptDurationSeconds: {seconds} ({why})", False, (edit,))
+
+
+_SAGEMAKER_KEY = "StoppingCondition.MaxRuntimeInSeconds"
+
+
+def _sagemaker_json_fix(finding: Finding, text: str) -> Fix | None:
+    """``"StoppingCondition": {"MaxRuntimeInSeconds": 86400}`` in a CreateTrainingJob request or a
+    Step Functions task's ``Parameters`` (safe: the 1-day API default applies today)."""
+    from finlint.textedit_json import json_add_key, json_object_at
+
+    job = finding.record
+    if not isinstance(job, TrainingJob) or job.max_runtime_default_s != FIX_DEFAULT_HOURS * 3600:
+        return None
+    line = job.location.line
+    if job.launcher == "api-request" and not text.lstrip().startswith("{"):
+        return _sagemaker_yaml_fix(finding, text, line)
+    path: tuple[str, ...] = ("Parameters",) if job.launcher == "step-functions" else ()
+    request = json_object_at(text, line, path)
+    if (
+        request is None
+        or request.get("AlgorithmSpecification") is None
+        and request.get("ResourceConfig") is None
+    ):
+        return None  # not a training request's own object (a tuning job's, a pipeline's)
+    edit = json_add_key(
+        finding.file, text, line, (*path, "StoppingCondition"), "MaxRuntimeInSeconds", "86400", len(path)
+    )
+    if edit is None:
+        return None
+    return Fix(
+        "write down the 1-day default that applies today: StoppingCondition.MaxRuntimeInSeconds 86400",
+        True,
+        (edit,),
+    )
+
+
+def _sagemaker_yaml_fix(finding: Finding, text: str, line: int) -> Fix | None:
+    """The same in a YAML request (``aws sagemaker create-training-job --cli-input-yaml``)."""
+    from finlint.textedit import yaml_add_key, yaml_scalar
+
+    if not any(
+        yaml_scalar(text, line, where) is not None
+        for where in (("AlgorithmSpecification", "TrainingImage"), ("ResourceConfig", "InstanceType"))
+    ):
+        return None  # not a training request's own document
+    edit = yaml_add_key(finding.file, text, line, ("StoppingCondition",), "MaxRuntimeInSeconds", "86400", 0)
+    if edit is None:
+        return None
+    return Fix(f"write down the 1-day default that applies today: {_SAGEMAKER_KEY} 86400", True, (edit,))
+
+
+def _sagemaker_crd_fix(finding: Finding, text: str) -> Fix | None:
+    """``spec.stoppingCondition.maxRuntimeInSeconds: 86400`` on a SageMaker ``TrainingJob``
+    custom resource (ACK or the legacy operator), safe: the controller calls CreateTrainingJob,
+    whose 1-day default applies today."""
+    from finlint.textedit import yaml_add_key, yaml_scalar
+
+    job = finding.record
+    if not isinstance(job, TrainingJob) or job.max_runtime_default_s != FIX_DEFAULT_HOURS * 3600:
+        return None
+    line = job.location.line
+    if yaml_scalar(text, line, ("kind",)) != "TrainingJob":
+        return None  # a tuning job's definitions sit elsewhere: left to a person
+    path = ("spec", "stoppingCondition")
+    edit = yaml_add_key(finding.file, text, line, path, "maxRuntimeInSeconds", "86400", 1)
+    if edit is None:
+        return None
+    return Fix("write down the 1-day default that applies today: maxRuntimeInSeconds 86400", True, (edit,))
+
+
+_TF_RESOURCE = r'\s*resource\s+"(aws_batch_job_definition|aws_sagemaker_training_job)"'
+
+
+def _terraform_fix(finding: Finding, text: str, usage: Mapping[str, Any]) -> Fix | None:
+    """``timeout { attempt_duration_seconds = N }`` on ``aws_batch_job_definition`` (unsafe) and
+    ``stopping_condition { max_runtime_in_seconds = 86400 }`` on ``aws_sagemaker_training_job``
+    (safe: the default), in the resource's own block."""
+    import re
+
+    from finlint.textedit_hcl import hcl_add
+
+    job = finding.record
+    if not isinstance(job, TrainingJob):
+        return None
+    lines = text.splitlines()
+    line = job.location.line
+    match = re.match(_TF_RESOURCE, lines[line - 1]) if 1 <= line <= len(lines) else None
+    if match is None:
+        return None
+    if match.group(1) == "aws_sagemaker_training_job":
+        if job.max_runtime_default_s != FIX_DEFAULT_HOURS * 3600:
+            return None
+        edit = hcl_add(finding.file, text, line, ("stopping_condition",), "max_runtime_in_seconds", "86400")
+        if edit is None:
+            return None
+        return Fix(
+            "write down the 1-day default that applies today: max_runtime_in_seconds = 86400", True, (edit,)
+        )
+    hours, why = _fix_hours(usage)
+    seconds = round(hours * 3600)
+    edit = hcl_add(finding.file, text, line, ("timeout",), "attempt_duration_seconds", str(seconds))
+    if edit is None:
+        return None
+    return Fix(f"set timeout {{ attempt_duration_seconds = {seconds} }} ({why})", False, (edit,))
+
+
+RULE = Rule(
+    "FIN101",
+    facts=(max_runtime_default_text,),
+    cost_model="runaway-runtime",
+    price=price,
+    fix=fix,
+    fix_safety="safe and unsafe",
+)

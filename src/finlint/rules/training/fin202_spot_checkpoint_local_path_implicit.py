@@ -38,4 +38,11 @@ def fix(finding: Finding, text: str, usage: Mapping[str, Any]) -> Fix | None:
     return Fix(f"write down the default checkpoint_local_path {DEFAULT_LOCAL_PATH!r}", True, (edit,))
 
 
-RULE = Rule("FIN202", facts=(), cost_model="spot-restart-local-path", price=spot.price_local_path, fix=fix)
+RULE = Rule(
+    "FIN202",
+    facts=(),
+    cost_model="spot-restart-local-path",
+    price=spot.price_local_path,
+    fix=fix,
+    fix_safety="safe",
+)
