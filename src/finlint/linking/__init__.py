@@ -155,5 +155,6 @@ def link(records: list[Record]) -> list[Record]:
             )
         out.append(r)
     from finlint.linking.entrypoints import link_entry_points, link_warm_pools
+    from finlint.linking.landing import link_landing
 
-    return link_storage(link_warm_pools(link_entry_points(out)))
+    return link_landing(link_storage(link_warm_pools(link_entry_points(out))))

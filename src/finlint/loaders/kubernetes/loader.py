@@ -31,6 +31,7 @@ from finlint import ir
 from finlint.ir import Record
 from finlint.loaders import DocContext
 from finlint.loaders.common.yamlload import LineDict, pin_lines
+from finlint.loaders.kubernetes.cronjob import load_cron_job
 from finlint.loaders.kubernetes.eksctl import EKSCTL_DEFAULT_NODE_COUNT, load_eksctl
 from finlint.loaders.kubernetes.karpenter import (
     ALL_CAPACITY_TYPES,
@@ -93,6 +94,7 @@ _HANDLERS: dict[tuple[str, str], _Handler] = {
     ("eksctl.io", "ClusterConfig"): load_eksctl,
     **{("kubeflow.org", kind): load_kubeflow_job for kind in KUBEFLOW_KINDS},
     ("batch", "Job"): load_batch_job,
+    ("batch", "CronJob"): load_cron_job,
     ("batch.volcano.sh", "Job"): load_volcano_job,
     ("jobset.x-k8s.io", "JobSet"): load_jobset,
     ("trainer.kubeflow.org", "TrainJob"): load_train_job,

@@ -33,11 +33,13 @@ from finlint.loaders.kubernetes.object import FORMAT, Doc, Node, child, integer,
 from finlint.loaders.kubernetes.pods import (
     PodFacts,
     accelerated_roles,
+    capacity_spot,
     job_instance_type,
+    job_placement,
     nodes_for,
     pod_facts,
 )
-from finlint.loaders.kubernetes.workloads import load_workload
+from finlint.loaders.kubernetes.workloads import checkpoint_evidence, load_workload
 
 KUBEFLOW_KINDS = frozenset({"PyTorchJob", "TFJob", "MPIJob", "XGBoostJob", "PaddleJob", "JAXJob"})
 
@@ -56,6 +58,10 @@ NO_LIMIT_NOTE = {
         "it runs until it finishes"
     ),
     "kubernetes-job": "a Kubernetes Job without spec.activeDeadlineSeconds runs until it finishes",
+    "kubernetes-cronjob": (
+        "a CronJob's Job without jobTemplate.spec.activeDeadlineSeconds runs until it finishes, "
+        "and the schedule starts the next one anyway"
+    ),
     "jobset": (
         "a JobSet whose replicated jobs set no template.spec.activeDeadlineSeconds runs until it finishes"
     ),
@@ -105,7 +111,6 @@ def build_job(
     max_runtime, runtime_line, how = limit
     if runtime_line is not None:
         lines["max_runtime_s"] = runtime_line
-    capacity = sorted({r.capacity_type for r in chosen if isinstance(r.capacity_type, str)})
     info: dict[str, Any] = {
         "api_version": d.api_version,
         "kind": d.kind,
@@ -118,12 +123,11 @@ def build_job(
     default_note = None
     if not how and max_runtime is None:
         default_note = NO_LIMIT_NOTE.get(launcher, "nothing stops the job: it runs until it finishes")
-    if capacity:
-        info["capacity_types"] = capacity
-    pools = sorted({r.nodepool for r in chosen if isinstance(r.nodepool, str)})
-    if pools:
-        info["nodepools"] = pools
     info.update(extra or {})
+    spot, spot_from = capacity_spot(chosen)
+    if spot_from is not None:
+        placed = [r.placement.line for r in chosen if r.placement is not None and r.placement.line]
+        lines["capacity_spot"] = placed[0] if placed else d.line(d.doc.line)
     common = d.common(lines=lines)
     return TrainingJob(
         **{**common, "attr_lines": common["attr_lines"]},
@@ -137,6 +141,10 @@ def build_job(
         default_note=default_note,
         runtime_limit_field=how or None,
         cluster_after_job=cluster_after_job,
+        capacity_spot=spot,
+        capacity_spot_from=spot_from,
+        checkpoint_in_sight=checkpoint_evidence(d),
+        placement=job_placement(chosen),
     )
 
 
@@ -252,15 +260,20 @@ def load_volcano_job(d: Doc) -> list[Record]:
 
 def load_batch_job(d: Doc) -> list[Record]:
     """A ``batch/v1`` Job: a training job when its pods request accelerators."""
+    return load_job_spec(d, d.spec, "kubernetes-job")
+
+
+def load_job_spec(d: Doc, spec: Node | None, launcher: str) -> list[Record]:
+    """A Job spec (a Job's ``spec``, a CronJob's ``jobTemplate.spec``): its mounts, and a training
+    job when its pods request accelerators."""
     records = load_workload(d)
-    spec = d.spec
     if spec is None:
         return records
     line = d.line_at(spec, "parallelism") if "parallelism" in spec else None
     roles = [pod_facts(d, "job", _pod_of(mapping(spec, "template")), spec.get("parallelism"), line)]
     job_line = d.line_at(spec, "activeDeadlineSeconds") if "activeDeadlineSeconds" in spec else None
     limit = _runtime(d, spec.get("activeDeadlineSeconds"), job_line, roles, None)
-    return _gated(records, d, "kubernetes-job", roles, limit, {})
+    return _gated(records, d, launcher, roles, limit, {})
 
 
 def load_jobset(d: Doc) -> list[Record]:
@@ -360,6 +373,7 @@ __all__ = [
     "build_job",
     "load_batch_job",
     "load_hyperpod_job",
+    "load_job_spec",
     "load_jobset",
     "load_kubeflow_job",
     "load_train_job",
