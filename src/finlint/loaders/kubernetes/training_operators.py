@@ -14,9 +14,7 @@ the launcher in :data:`finlint.ir.UNCAPPED_LAUNCHERS`):
 * ``batch/v1`` ``Job`` (``spec.activeDeadlineSeconds``, ``parallelism`` pods) and ``JobSet``
   (``jobset.x-k8s.io``: each replicated job's ``template.spec.activeDeadlineSeconds``), only when
   their pods request accelerators or select an accelerated instance type;
-* Kubeflow Trainer v2 ``TrainJob`` (``trainer.kubeflow.org``): ``trainer.numNodes``,
-  ``trainer.resourcesPerNode``, ``podSpecOverrides[].nodeSelector``; it has no deadline field of
-  its own (its runtime's JobSet template may set one), so its limit is Unknown.
+* Kubeflow Trainer v2 ``TrainJob``: ``loaders.kubernetes.trainer`` (its runtime's JobSet template).
 
 Everywhere, when the job sets no limit, a pod-level ``activeDeadlineSeconds`` on every
 accelerated role's pod template counts as the limit. The instance count is the accelerated
@@ -282,6 +280,13 @@ def load_jobset(d: Doc) -> list[Record]:
     spec = d.spec
     if spec is None:
         return records
+    roles, limit = jobset_roles(d, spec)
+    return _gated(records, d, "jobset", roles, limit, {})
+
+
+def jobset_roles(d: Doc, spec: Node) -> tuple[list[PodFacts], tuple[Maybe[int], int | None, str]]:
+    """A JobSet spec's roles (one per replicated job) and the limit in force (also a Trainer
+    runtime's JobSet template)."""
     roles: list[PodFacts] = []
     limits: list[tuple[Any, int | None, int]] = []
     for index, rjob, line in items(spec, "replicatedJobs"):
@@ -328,42 +333,7 @@ def load_jobset(d: Doc) -> list[Record]:
         unknown = next(((v, ln) for v, ln in values if is_unknown(v)), None)
         best = unknown or max(values, key=lambda p: p[0] if isinstance(p[0], int) else 0)
         limit = (best[0], best[1], "replicated job activeDeadlineSeconds")
-    return _gated(records, d, "jobset", roles, limit, {})
-
-
-def load_train_job(d: Doc) -> list[Record]:
-    """A Trainer v2 ``TrainJob``: one trainer role of ``numNodes`` nodes; the runtime it names
-    holds the JobSet template, so the limit is Unknown here."""
-    records = load_workload(d)
-    spec = d.spec
-    if spec is None:
-        return records
-    trainer = mapping(spec, "trainer") or {}
-    pod: dict[str, Any] = {"containers": [{"resources": trainer.get("resourcesPerNode") or {}}]}
-    for _i, override, _l in items(spec, "podSpecOverrides"):
-        for key in ("nodeSelector", "affinity"):
-            if isinstance(child(override, key), dict) and key not in pod:
-                pod[key] = override[key]
-    role = pod_facts(
-        d,
-        "trainer",
-        pod,
-        trainer.get("numNodes"),
-        d.line_at(trainer, "numNodes") if "numNodes" in trainer else None,
-    )
-    runtime = mapping(spec, "runtimeRef") or {}
-    runtime_name = runtime.get("name")
-    reason = (
-        f"a TrainJob has no deadline field: the runtime {runtime.get('kind', 'ClusterTrainingRuntime')}/"
-        f"{runtime_name} sets any (its JobSet template), and finlint does not follow runtimeRef yet"
-    )
-    line = d.line_at(spec, "runtimeRef") if "runtimeRef" in spec else None
-    count = role.replicas if "numNodes" in trainer else Unknown("numNodes comes from the runtime's mlPolicy")
-    job = build_job(
-        d, "kubeflow-trainer", [role], (Unknown(reason), line, "runtime"), {}, instance_count=count
-    )
-    records.append(job)
-    return records
+    return roles, limit
 
 
 __all__ = [
@@ -374,8 +344,8 @@ __all__ = [
     "load_batch_job",
     "load_hyperpod_job",
     "load_job_spec",
+    "jobset_roles",
     "load_jobset",
     "load_kubeflow_job",
-    "load_train_job",
     "load_volcano_job",
 ]
