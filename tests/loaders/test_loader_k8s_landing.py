@@ -155,7 +155,7 @@ def test_a_neuron_pod_does_not_land_on_a_gpu_pool(tmp_path: Path) -> None:
 def test_a_spot_selector_is_spot_capacity_at_load() -> None:
     text = job("nodeSelector:\n  karpenter.sh/capacity-type: spot\n")
     found = [r for r in load_text(text).records if isinstance(r, TrainingJob)][0]
-    assert found.capacity_spot is True and found.line_of("capacity_spot") == 8
+    assert found.capacity_spot is True and found.line_of("capacity_spot") == 9  # the label itself
     assert found.capacity_spot_from == "nodeSelector karpenter.sh/capacity-type: spot"
     on_demand = job("nodeSelector:\n  eks.amazonaws.com/capacityType: ON_DEMAND\n")
     assert [r for r in load_text(on_demand).records if isinstance(r, TrainingJob)][0].capacity_spot is False

@@ -288,12 +288,10 @@ def _pool_types(pool: ComputePool) -> Any:
 
 def _fits_pod(spec: catalog.InstanceSpec, placement: Any) -> bool:
     kind = placement.accelerator_kind
-    if kind == "gpu":
-        have = spec.gpu_count
-    elif kind == "neuron":
-        have = spec.accelerator_count if not spec.gpu_count else 0
-    else:
-        have = spec.accelerators
+    if kind is None:
+        return True  # no accelerators asked: any type the pool admits
+    neuron = spec.accelerator_count if not spec.gpu_count else 0  # Trainium / Inferentia
+    have = spec.gpu_count if kind == "gpu" else neuron
     need = placement.accelerators if isinstance(placement.accelerators, int) else 1
     return have >= max(need, 1)
 

@@ -88,12 +88,18 @@ def _count(job: TrainingJob, itype: str) -> Maybe[int]:
     return math.ceil(placement.devices / spec.accelerators)
 
 
+def placement_accelerated(job: TrainingJob) -> bool:
+    """The pods request accelerators: a pool's types then narrow to a few (a CPU pod may get any
+    of a pool's hundreds of types, so it is given none)."""
+    return job.placement is not None and job.placement.accelerator_kind is not None
+
+
 def _land(job: TrainingJob, pools: list[ComputePool]) -> TrainingJob:
     landed, why = _landing(job, pools)
     changes: dict[str, Any] = {}
     lines = dict(job.attr_lines)
     where_line = job.placement.line if job.placement is not None else None
-    if job.instance_type is None:
+    if job.instance_type is None and placement_accelerated(job):
         if len(landed) == 1:
             pool, types = landed[0]
             chosen = alternatives(list(types), f"{_where(pool)} admits {len(types)} types for its pods")

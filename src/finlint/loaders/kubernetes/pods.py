@@ -61,6 +61,7 @@ class PodFacts:
     deadline_s: Maybe[int] = None  # pod-level activeDeadlineSeconds
     deadline_line: int | None = None
     placement: PodPlacement | None = None  # selectors, affinity, tolerations (no counts yet)
+    capacity_line: int | None = None  # the capacity-type label's line
 
     @property
     def accelerated(self) -> bool:
@@ -219,7 +220,7 @@ def pod_facts(d: Doc, role: str, pod: Node | None, replicas: Any, replicas_line:
         family, itype_line = _labels_in(d, pod, (FAMILY_LABEL,))
         size, _size_line = _labels_in(d, pod, (SIZE_LABEL,))
         itype = _from_family(family, size, accelerators)
-    capacity, _ = _labels_in(d, pod, CAPACITY_LABELS)
+    capacity, capacity_line = _labels_in(d, pod, CAPACITY_LABELS)
     nodepool, _ = _labels_in(d, pod, (NODEPOOL_LABEL,))
     deadline = integer(child(pod, "activeDeadlineSeconds"), "activeDeadlineSeconds")
     return PodFacts(
@@ -235,6 +236,7 @@ def pod_facts(d: Doc, role: str, pod: Node | None, replicas: Any, replicas_line:
         deadline,
         d.line_at(pod, "activeDeadlineSeconds") if deadline is not None else None,
         _placement(d, pod),
+        capacity_line,
     )
 
 
@@ -312,28 +314,29 @@ def job_placement(roles: list[PodFacts]) -> PodPlacement | None:
     return replace(first, accelerators=per_pod, accelerator_kind=kind, devices=devices, unresolved=unresolved)
 
 
-def capacity_spot(roles: list[PodFacts]) -> tuple[Maybe[bool], str | None]:
+def capacity_spot(roles: list[PodFacts]) -> tuple[Maybe[bool], str | None, int | None]:
     """Whether the roles' pods ask for spot capacity by label (``karpenter.sh/capacity-type``,
-    ``eks.amazonaws.com/capacityType``) and what says so; (None, None) when none asks."""
-    said: list[tuple[bool, str]] = []
+    ``eks.amazonaws.com/capacityType``), what says so and its line; (None, None, None) when none asks."""
+    said: list[tuple[bool, str, int | None]] = []
     for role in roles:
         placement = role.placement
         if placement is None:
             continue
         for key, value in placement.selector:
             if key in CAPACITY_LABELS:
-                said.append((_is_spot(value), f"nodeSelector {key}: {value}"))
+                said.append((_is_spot(value), f"nodeSelector {key}: {value}", role.capacity_line))
         for term in placement.affinity[:1]:  # several terms: any may match; the first is read
             for req in term:
                 if req.key in CAPACITY_LABELS and req.operator == "In" and req.values:
                     spots = {_is_spot(v) for v in req.values}
                     if len(spots) == 1:
-                        said.append((spots.pop(), f"node affinity {req.key} In {', '.join(req.values)}"))
+                        text = f"node affinity {req.key} In {', '.join(req.values)}"
+                        said.append((spots.pop(), text, req.line))
     if not said:
-        return None, None
-    if len({spot for spot, _ in said}) > 1:
-        return Unknown("the job's roles ask for different capacity types"), None
-    return said[0][0], said[0][1]
+        return None, None, None
+    if len({spot for spot, _t, _l in said}) > 1:
+        return Unknown("the job's roles ask for different capacity types"), None, said[0][2]
+    return said[0]
 
 
 def _is_spot(value: str) -> bool:

@@ -201,7 +201,7 @@ def _resolved(job: TrainingJob, facts: dict[str, Any], runtime: Record) -> Train
         limit_line = _first_role_line(chosen) or info["line"]
     if limit_line is not None:
         sources.append(ValueSource("max_runtime_s", file, limit_line, where))
-    spot, spot_from = capacity_spot(chosen)
+    spot, spot_from, _spot_line = capacity_spot(chosen)
     if spot_from is not None:
         lines["capacity_spot"] = anchor
     placement = job_placement(chosen)

@@ -122,10 +122,9 @@ def build_job(
     if not how and max_runtime is None:
         default_note = NO_LIMIT_NOTE.get(launcher, "nothing stops the job: it runs until it finishes")
     info.update(extra or {})
-    spot, spot_from = capacity_spot(chosen)
-    if spot_from is not None:
-        placed = [r.placement.line for r in chosen if r.placement is not None and r.placement.line]
-        lines["capacity_spot"] = placed[0] if placed else d.line(d.doc.line)
+    spot, spot_from, spot_line = capacity_spot(chosen)
+    if spot_line is not None:
+        lines["capacity_spot"] = spot_line
     common = d.common(lines=lines)
     return TrainingJob(
         **{**common, "attr_lines": common["attr_lines"]},
