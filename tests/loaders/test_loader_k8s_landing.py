@@ -272,3 +272,28 @@ def test_a_trainjob_whose_runtime_is_elsewhere_stays_unknown(tmp_path: Path) -> 
         {"runtime.yaml": other_namespace.replace("namespace: ml", "namespace: x"), "j.yaml": capped},
     )
     assert isinstance(found.max_runtime_s, Unknown)  # a TrainingRuntime of another namespace
+
+
+def test_a_pod_asking_for_zero_gpus_gets_no_landing_type(tmp_path: Path) -> None:
+    """Field test (an MPIJob asking ``nvidia.com/gpu: 0``): not an accelerated pod, so no pool type."""
+    mpijob = (
+        "apiVersion: kubeflow.org/v2beta1\nkind: MPIJob\nmetadata:\n  name: md\nspec:\n  mpiReplicaSpecs:\n"
+        "    Worker:\n      replicas: 2\n      template:\n        spec:\n          containers:\n"
+        "            - name: w\n              image: x\n"
+        "              resources: {limits: {nvidia.com/gpu: 0}}\n"
+    )
+    found = scanned_job(tmp_path, {"pool.yaml": pool(capacity="on-demand"), "job.yaml": mpijob})
+    assert found.placement is not None and found.placement.accelerator_kind is None
+    assert found.instance_type is None and found.landing_types == ()
+
+
+def test_a_node_group_without_a_name_is_named_by_its_address(tmp_path: Path) -> None:
+    files = {
+        "main.tf": 'resource "aws_eks_node_group" "gpu" {\n  cluster_name = "c"\n'
+        '  instance_types = ["g5.xlarge"]\n  capacity_type = "SPOT"\n'
+        "  scaling_config {\n    min_size = 0\n    max_size = 2\n    desired_size = 0\n  }\n}\n",
+        "job.yaml": job(gpus=1),
+    }
+    found = scanned_job(tmp_path, files)
+    assert found.instance_type == "g5.xlarge" and found.capacity_spot is True
+    assert "node group aws_eks_node_group.gpu" in str(found.capacity_spot_from)

@@ -51,7 +51,8 @@ def _closeness(a: str, b: str) -> int:
 
 def _where(pool: ComputePool) -> str:
     kind = "NodePool" if pool.pool_kind in KARPENTER else "node group"
-    return f"{kind} {pool.name} ({pool.location.file}:{pool.location.line})"
+    name = pool.name if isinstance(pool.name, str) else pool.address
+    return f"{kind} {name} ({pool.location.file}:{pool.location.line})"
 
 
 Landed = list[tuple[ComputePool, tuple[str, ...]]]

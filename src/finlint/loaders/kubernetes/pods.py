@@ -101,16 +101,20 @@ def _labels_in(d: Doc, pod: Node, keys: tuple[str, ...]) -> tuple[Any, int | Non
     return alternatives(values, "node affinity admits several instance types"), line
 
 
+_NONE = ("0", "")  # an accelerator resource asked at zero asks for none
+
+
 def accelerator_kind(pod: Node | None) -> str | None:
     """``gpu`` or ``neuron``: the kind of device a pod's containers request (None: none)."""
     for _i, container, _l in items(pod, "containers"):
         resources = mapping(container, "resources")
         for section in ("limits", "requests"):
             block = mapping(resources, section) or {}
-            if any(k in block for k in ACCELERATOR_RESOURCES[:2]):
-                return "gpu"
-            if any(k in block for k in ACCELERATOR_RESOURCES[2:]):
-                return "neuron"
+            asked = [
+                k for k in ACCELERATOR_RESOURCES if k in block and str(block[k]).strip() not in ("0", "")
+            ]
+            if asked:
+                return "gpu" if asked[0] in ACCELERATOR_RESOURCES[:2] else "neuron"
     return None
 
 
