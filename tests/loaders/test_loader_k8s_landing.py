@@ -297,3 +297,18 @@ def test_a_node_group_without_a_name_is_named_by_its_address(tmp_path: Path) -> 
     found = scanned_job(tmp_path, files)
     assert found.instance_type == "g5.xlarge" and found.capacity_spot is True
     assert "node group aws_eks_node_group.gpu" in str(found.capacity_spot_from)
+
+
+def test_a_trainjob_reads_its_trainer_command_and_pod_template_overrides(tmp_path: Path) -> None:
+    text = (
+        "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata:\n  name: t\nspec:\n"
+        "  runtimeRef: {name: torch-distributed}\n  trainer:\n    numNodes: 2\n"
+        '    command: ["torchrun", "train.py", "--resume_from_checkpoint=/ckpt/last"]\n'
+        "    resourcesPerNode: {limits: {nvidia.com/gpu: 8}}\n"
+        "  podTemplateOverrides:\n    - targetJobs: [{name: node}]\n      spec:\n"
+        "        nodeSelector:\n          karpenter.sh/capacity-type: spot\n"
+        "          node.kubernetes.io/instance-type: p5.48xlarge\n"
+    )
+    found = scanned_job(tmp_path, {"trainjob.yaml": text})
+    assert found.instance_type == "p5.48xlarge" and found.capacity_spot is True
+    assert str(found.checkpoint_in_sight).startswith("checkpoint path /ckpt/last (command")

@@ -24,7 +24,7 @@ from dataclasses import replace
 from typing import Any
 
 from finlint.ir import Maybe, Record, TrainingJob, Unknown, ValueSource
-from finlint.loaders.kubernetes.object import Doc, child, integer, items, mapping
+from finlint.loaders.kubernetes.object import Doc, Node, child, integer, items, mapping
 from finlint.loaders.kubernetes.pods import (
     PodFacts,
     accelerated_roles,
@@ -35,7 +35,7 @@ from finlint.loaders.kubernetes.pods import (
     pod_facts,
 )
 from finlint.loaders.kubernetes.training_operators import NO_LIMIT_NOTE, build_job, jobset_roles
-from finlint.loaders.kubernetes.workloads import checkpoint_evidence, load_workload
+from finlint.loaders.kubernetes.workloads import checkpoint_evidence, container_checkpoints, load_workload
 
 TRAIN_JOB = "kubeflow_train_job"  # extra key of a TrainJob's TrainingJob (this module reads it)
 RUNTIME = "kubeflow_training_runtime"  # extra key of a runtime's carrier record
@@ -50,8 +50,10 @@ def load_train_job(d: Doc) -> list[Record]:
     if spec is None:
         return records
     trainer = mapping(spec, "trainer") or {}
-    pod: dict[str, Any] = {"containers": [{"resources": trainer.get("resourcesPerNode") or {}}]}
-    for _i, override, _l in items(spec, "podSpecOverrides"):
+    container = {k: trainer[k] for k in ("command", "args", "env") if k in trainer}
+    pod: dict[str, Any] = {"containers": [{**container, "resources": trainer.get("resourcesPerNode") or {}}]}
+    overrides = _overrides(spec)
+    for override in overrides:
         for key in ("nodeSelector", "affinity", "tolerations"):
             if child(override, key) is not None and key not in pod:
                 pod[key] = override[key]
@@ -74,17 +76,30 @@ def load_train_job(d: Doc) -> list[Record]:
     job = build_job(
         d, "kubeflow-trainer", [role], (Unknown(reason), line, "runtime"), {}, instance_count=count
     )
+    if job.checkpoint_in_sight is None and container:
+        job = job.with_changes(checkpoint_in_sight=container_checkpoints(d, container))  # trainer's
     facts = {
         "runtime": (str(kind), name if isinstance(name, str) else None),
         "namespace": d.namespace_key,
         "role": role,
         "num_nodes": "numNodes" in trainer,
         "resources": "resourcesPerNode" in trainer,
-        "placed": any(child(o, "nodeSelector") is not None for _i, o, _l in items(spec, "podSpecOverrides")),
+        "placed": any(child(o, "nodeSelector") is not None for o in overrides),
         "line": line,
     }
     records.append(job.with_changes(extra={**job.extra, TRAIN_JOB: facts}))
     return records
+
+
+def _overrides(spec: Node) -> list[Node]:
+    """The pod specs a TrainJob overrides: ``podSpecOverrides[]`` (v2.0 alpha: the fields on the
+    item) and ``podTemplateOverrides[].spec`` (later releases)."""
+    found = [o for _i, o, _l in items(spec, "podSpecOverrides") if isinstance(o, dict)]
+    for _i, override, _l in items(spec, "podTemplateOverrides"):
+        pod = mapping(override, "spec")
+        if pod is not None:
+            found.append(pod)
+    return found
 
 
 def load_training_runtime(d: Doc) -> list[Record]:

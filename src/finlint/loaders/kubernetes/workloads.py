@@ -240,15 +240,21 @@ def checkpoint_evidence(d: Doc) -> str | None:
         return None
     for _path, pod in _pod_specs(d.spec, "spec"):
         for _index, container, _line in items(pod, "containers"):
-            if not isinstance(container, dict):
-                continue
-            for entry in _checkpoint_paths(d, container):
-                return f"checkpoint path {entry.path} ({entry.source}, line {entry.line})"
-            for key in ("command", "args"):
-                for _i, item, line in items(container, key):
-                    match = _RESUME_FLAG.search(item) if isinstance(item, str) else None
-                    if match:
-                        return f"{key} {match.group(0)} (line {d.line(line)})"
+            found = container_checkpoints(d, container) if isinstance(container, dict) else None
+            if found is not None:
+                return found
+    return None
+
+
+def container_checkpoints(d: Doc, container: Node) -> str | None:
+    """One container's first checkpoint path (env, flags) or resume flag, said with its line."""
+    for entry in _checkpoint_paths(d, container):
+        return f"checkpoint path {entry.path} ({entry.source}, line {entry.line})"
+    for key in ("command", "args"):
+        for _i, item, line in items(container, key):
+            match = _RESUME_FLAG.search(item) if isinstance(item, str) else None
+            if match:
+                return f"{key} {match.group(0)} (line {d.line(line)})"
     return None
 
 
