@@ -117,11 +117,14 @@ def _land(job: TrainingJob, pools: list[ComputePool]) -> TrainingJob:
             same = {t for _p, t in landed}
             if len(same) == 1:
                 types = landed[0][1]
+                chosen = alternatives(list(types), f"the pools {names} admit {len(types)} types")
                 changes.update(
-                    instance_type=alternatives(list(types), f"the pools {names} admit {len(types)} types"),
+                    instance_type=chosen,
                     landing_types=types,
                     instance_types_from=f"the pods land on {names}, which admit {', '.join(types[:8])}",
                 )
+                if isinstance(chosen, str):
+                    changes["instance_count"] = _count(job, chosen)
             else:
                 changes["instance_type"] = Unknown(
                     f"the pods may land on several pools with different types: {names}"
@@ -141,7 +144,8 @@ def _land(job: TrainingJob, pools: list[ComputePool]) -> TrainingJob:
     return replace(job, attr_lines=lines, **changes)
 
 
-def _checkpoints(job: TrainingJob, workload: Volume | None, maps: set[str]) -> Maybe[str]:
+def _checkpoints(workload: Volume | None, maps: set[str]) -> Maybe[str]:
+    """The checkpoints the job's workload record shows after ``linking.env`` (paths, mounts)."""
     if workload is None:
         return None
     for entry in workload.checkpoint_paths:
@@ -178,7 +182,7 @@ def link_landing(records: list[Record]) -> list[Record]:
             if pools:
                 r = _land(r, pools)
             if r.capacity_spot is True and r.checkpoint_in_sight is None:
-                seen = _checkpoints(r, workloads.get((r.location.file, r.address)), maps)
+                seen = _checkpoints(workloads.get((r.location.file, r.address)), maps)
                 if seen is not None:
                     r = replace(r, checkpoint_in_sight=seen)
         out.append(r)
