@@ -9,8 +9,8 @@ type, its own deadline. Shared by the training launchers (``kubernetes_training_
   ``node.kubernetes.io/instance-type`` (or its ``beta.`` label), else the Karpenter labels
   ``karpenter.k8s.aws/instance-family`` (+ ``instance-size``) resolved against the instance
   catalog (the types of that family with at least the pod's accelerators, as alternatives);
-* capacity type (``karpenter.sh/capacity-type``, ``eks.amazonaws.com/capacityType``) and the
-  Karpenter pool (``karpenter.sh/nodepool``) a pod asks for, for ``extra``;
+* capacity type (``karpenter.sh/capacity-type``, ``eks.amazonaws.com/capacityType``): a Ray
+  group's pool's capacity types, and a job's ``capacity_spot`` (:func:`capacity_spot`);
 * the pod-level ``activeDeadlineSeconds``;
 * its placement (:class:`finlint.ir.PodPlacement`): ``selector`` the ``nodeSelector`` labels,
   ``affinity`` the required node-affinity terms (any term; every requirement of a term),
@@ -110,9 +110,7 @@ def accelerator_kind(pod: Node | None) -> str | None:
         resources = mapping(container, "resources")
         for section in ("limits", "requests"):
             block = mapping(resources, section) or {}
-            asked = [
-                k for k in ACCELERATOR_RESOURCES if k in block and str(block[k]).strip() not in ("0", "")
-            ]
+            asked = [k for k in ACCELERATOR_RESOURCES if k in block and str(block[k]).strip() not in _NONE]
             if asked:
                 return "gpu" if asked[0] in ACCELERATOR_RESOURCES[:2] else "neuron"
     return None
