@@ -156,12 +156,12 @@ def finalize(records: list[Record]) -> list[Record]:
         if isinstance(record, TrainingJob) and TRAIN_JOB in record.extra:
             facts = record.extra[TRAIN_JOB]
             kind, name = facts["runtime"]
-            candidates = [
+            same_scope = (  # a TrainingRuntime serves the TrainJobs of its own namespace only
                 r
                 for r in runtimes.get((kind, name), [])
-                if name is not None
                 if kind != "TrainingRuntime" or r.extra[RUNTIME]["namespace"] == facts["namespace"]
-            ]
+            )
+            candidates = list(same_scope) if name is not None else []
             if candidates:
                 runtime = max(candidates, key=lambda r: _closeness(r.location.file, record.location.file))
                 record = _resolved(record, facts, runtime)
