@@ -312,3 +312,21 @@ def test_a_trainjob_reads_its_trainer_command_and_pod_template_overrides(tmp_pat
     found = scanned_job(tmp_path, {"trainjob.yaml": text})
     assert found.instance_type == "p5.48xlarge" and found.capacity_spot is True
     assert str(found.checkpoint_in_sight).startswith("checkpoint path /ckpt/last (command")
+
+
+def test_a_spot_cronjob_is_priced_per_its_schedule(tmp_path: Path) -> None:
+    text = (
+        "apiVersion: batch/v1\nkind: CronJob\nmetadata:\n  name: nightly\nspec:\n"
+        '  schedule: "0 1 * * *"\n  jobTemplate:\n    spec:\n      activeDeadlineSeconds: 7200\n'
+        "      template:\n        spec:\n          nodeSelector:\n"
+        "            karpenter.sh/capacity-type: spot\n"
+        "            node.kubernetes.io/instance-type: g5.2xlarge\n"
+        "          containers:\n            - name: t\n              image: x\n"
+        "              resources: {limits: {nvidia.com/gpu: 1}}\n"
+    )
+    result = scan_files(tmp_path, {"cron.yaml": text}, select=("FIN201",))
+    (finding,) = result.findings
+    assert finding.line == 13 and finding.cost is not None
+    assert finding.cost.assumptions["runs_per_month"] == pytest.approx(30.42)
+    assert finding.cost.basis.startswith("Spot capacity: nodeSelector karpenter.sh/capacity-type: spot.")
+    assert "Runs per month: 30.42, from the CronJob's schedule." in finding.cost.basis

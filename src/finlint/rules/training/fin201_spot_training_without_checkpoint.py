@@ -7,7 +7,8 @@ its source in ``capacity_spot_from``) with no checkpoint or resume in sight
 (``checkpoint_in_sight``, set by ``linking.landing`` for Kubernetes workloads).
 
 Price (spot-restart): ``cost.spot`` (the interruption model FIN201 and FIN202 share); on spot
-capacity the basis starts with where "spot" was read.
+capacity the basis starts with where "spot" was read, and says when a CronJob's schedule gave the
+runs per month.
 """
 
 from __future__ import annotations
@@ -43,11 +44,11 @@ def price(finding: Finding, ctx: CostContext) -> Cost:
     if record is None or not _on_capacity(record) or not isinstance(record, TrainingJob):
         return cost
     source = record.capacity_spot_from or "its capacity"
-    return replace(
-        cost,
-        basis=f"Spot capacity: {source}. {cost.basis}",
-        assumptions={**cost.assumptions, "spot_from": source},
-    )
+    basis = f"Spot capacity: {source}. {cost.basis}"
+    runs = record.scheduled_runs_per_month
+    if runs is not None and cost.assumptions.get("runs_per_month") == round(runs, 2):
+        basis += f" Runs per month: {round(runs, 2):g}, from the CronJob's schedule."
+    return replace(cost, basis=basis, assumptions={**cost.assumptions, "spot_from": source})
 
 
 RULE = Rule("FIN201", facts=(spot_without_checkpoint_text,), cost_model="spot-restart", price=price)
