@@ -726,3 +726,53 @@ def test_fifos_and_devices_in_the_repository_are_never_sniffed(
     os.symlink("/dev/zero", root / "platform" / "zero.yaml")
     code, report = scan(root, monkeypatch, "apps/job.yaml")
     assert code in (0, 1) and report["summary"]["context_files"] >= 1
+
+
+# --- Kubernetes training: the pools pods land on, a TrainJob's runtime ----------------------------
+
+_FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "kubernetes"
+
+
+@needs_git
+def test_a_changed_job_is_priced_from_the_pool_it_lands_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    landing = _FIXTURES / "bad" / "karpenter-landing"
+    root = repo(
+        tmp_path,
+        {
+            "apps/bert/pytorchjob.yaml": (landing / "pytorchjob-bert.yaml").read_text("utf-8"),
+            "platform/karpenter/nodepools.yaml": (landing / "nodepool-gpu-spot.yaml").read_text("utf-8"),
+            "platform/unrelated.yaml": UNRELATED,
+        },
+    )
+    _, report = scan(root, monkeypatch, "apps/bert/pytorchjob.yaml")
+    assert report["summary"]["context_files"] == 1  # the pools; not the unrelated manifest
+    assert where(report) == [
+        ("apps/bert/pytorchjob.yaml", 3, "FIN101"),
+        ("apps/bert/pytorchjob.yaml", 15, "FIN201"),
+    ]
+    fin101 = report["findings"][0]
+    assert fin101["cost"]["assumptions"]["instance_type"] == "g5.24xlarge"
+
+
+@needs_git
+def test_a_changed_trainjob_reads_its_runtime_and_a_changed_runtime_its_trainjobs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    trainer = _FIXTURES / "bad" / "trainer-runtime"
+    root = repo(
+        tmp_path,
+        {
+            "jobs/trainjob.yaml": (trainer / "trainjob-llama.yaml").read_text("utf-8"),
+            "runtimes/runtime.yaml": (trainer / "cluster-training-runtime.yaml").read_text("utf-8"),
+        },
+    )
+    _, report = scan(root, monkeypatch, "jobs/trainjob.yaml")
+    assert report["summary"]["context_files"] == 1
+    (finding,) = report["findings"]
+    assert (finding["file"], finding["line"], finding["rule_id"]) == ("runtimes/runtime.yaml", 15, "FIN101")
+    assert "linked through changed file jobs/trainjob.yaml" in finding["message"]
+    _, report = scan(root, monkeypatch, "runtimes/runtime.yaml")
+    assert report["summary"]["context_files"] == 1
+    assert where(report) == [("runtimes/runtime.yaml", 15, "FIN101")]

@@ -181,6 +181,7 @@ LAUNCHERS = (
     "kubeflow-trainer",  # Trainer v2 TrainJob
     "hyperpod-training-operator",  # SageMaker HyperPod HyperPodPyTorchJob
     "kubernetes-job",  # batch/v1 Job requesting accelerators
+    "kubernetes-cronjob",  # batch/v1 CronJob whose jobTemplate requests accelerators
     "jobset",  # JobSet (jobset.x-k8s.io)
     "volcano",  # Volcano Job (batch.volcano.sh)
     "kuberay",  # KubeRay RayJob
@@ -195,6 +196,7 @@ UNCAPPED_LAUNCHERS = frozenset(
         "kubeflow-trainer",
         "hyperpod-training-operator",
         "kubernetes-job",
+        "kubernetes-cronjob",
         "jobset",
         "volcano",
         "kuberay",
@@ -297,6 +299,28 @@ class TrainingJob(Record):
     runtime_limit_field: str | None = None
     #: a job that brings its own cluster (KubeRay RayJob): what stays up after it finishes
     cluster_after_job: ClusterAfterJob | None = None
+    #: runs on interruptible (spot) capacity, outside SageMaker managed spot
+    capacity_spot: Maybe[bool] = None
+    capacity_spot_from: str | None = None  # where that was read (a pod selector, a pool)
+    placement: PodPlacement | None = None  # Kubernetes pods' node choice, for ``linking.landing``
+    instance_types_from: str | None = None  # the pool its pods land on (``linking.landing``)
+    landing_types: tuple[str, ...] = ()
+    checkpoint_in_sight: Maybe[str] = None  # a checkpoint path or volume seen (FIN201 on capacity_spot)
+    scheduled_runs_per_month: float | None = None  # a CronJob's simple schedule (else usage)
+
+
+@dataclass(frozen=True)
+class PodPlacement:
+    """Where a Kubernetes workload's accelerated pods may run (``loaders.kubernetes.pods``)."""
+
+    selector: tuple[tuple[str, str], ...] = ()
+    affinity: tuple[tuple[Requirement, ...], ...] = ()
+    tolerations: tuple[tuple[str, str, str, str], ...] = ()
+    accelerators: int | None = None
+    accelerator_kind: str | None = None
+    devices: int | None = None
+    line: int | None = None
+    unresolved: str | None = None
 
 
 @dataclass(frozen=True)

@@ -973,6 +973,11 @@ def test_scan_bad_fixtures_fires_the_core_rules_at_the_cause() -> None:
         ("FIN401", "kubernetes/bad/efs-checkpoint-chain/pvc-checkpoints.yaml", 5),  # the claim name
         ("FIN401", "kubernetes/bad/efs-checkpoint-chain/pytorchjob.yaml", 20),
         ("FIN301", "kubernetes/bad/eksctl-p5-always-on.yaml", 10),
+        # no instance type, no deadline: priced at what the spot-only g5 pool it lands on admits
+        ("FIN101", "kubernetes/bad/karpenter-landing/pytorchjob-bert.yaml", 3),
+        ("FIN201", "kubernetes/bad/karpenter-landing/pytorchjob-bert.yaml", 15),  # its nodeSelector
+        # a TrainJob on a runtime without a deadline: the runtime's replicated job is what to edit
+        ("FIN101", "kubernetes/bad/trainer-runtime/cluster-training-runtime.yaml", 15),
         ("FIN401", "kubernetes/bad/job-nfs-efs-checkpoints.yaml", 18),
         ("FIN101", "kubernetes/bad/legacy-operator-no-stopping-condition.yaml", 3),
         ("FIN202", "kubernetes/bad/legacy-operator-no-stopping-condition.yaml", 21),

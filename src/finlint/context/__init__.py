@@ -92,6 +92,7 @@ class ContextPlan:
         record = finding.record
         if record is not None:
             out.update(record.inputs)
+            out.add(record.location.file)  # a finding pointed into another file (a runtime, a config)
         for unit in self.units:
             if finding.file in unit.members:
                 out.update(unit.shared)

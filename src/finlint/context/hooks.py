@@ -244,8 +244,64 @@ def training_script_launchers(given: Sequence[Path], index: RepoIndex) -> Iterat
 
 
 #: The context providers, in order. A new format adds its hook here.
+_TRAINING_KIND = re.compile(
+    r"^kind:\s*['\"]?(?:PyTorchJob|TFJob|MPIJob|XGBoostJob|PaddleJob|JAXJob|TrainJob|JobSet|RayJob|Job|"
+    r"CronJob|HyperPodPyTorchJob)\b",
+    re.MULTILINE,
+)
+_ACCELERATOR = re.compile(r"nvidia\.com/gpu|amd\.com/gpu|aws\.amazon\.com/neuron")
+_TRAIN_JOB = re.compile(r"^kind:\s*['\"]?TrainJob\b", re.MULTILINE)
+_RUNTIME = re.compile(r"^kind:\s*['\"]?(?:Cluster)?TrainingRuntime\b", re.MULTILINE)
+_POOL = re.compile(
+    r"^kind:\s*['\"]?(?:NodePool|Provisioner|ClusterConfig)\b"
+    r"|\baws_eks_node_group\b|\bAWS::EKS::Nodegroup\b",
+    re.MULTILINE,
+)
+_NAME = re.compile(r"^\s+name:\s*['\"]?([\w.-]+)", re.MULTILINE)
+_HEAD_BYTES = 256 * 1024  # the kinds and names a training manifest or a pool file shows
+
+
+def _head(path: Path) -> str:
+    try:
+        with path.open("rb") as handle:
+            return handle.read(_HEAD_BYTES).decode("utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+def kubernetes_training(given: Sequence[Path], index: RepoIndex) -> Iterator[Path]:
+    """What a Kubernetes training job links to (``linking.landing``, ``loaders.kubernetes.trainer``):
+    an accelerated workload -> the files with Karpenter pools and node groups its pods may land
+    on; a ``TrainJob`` -> the runtimes of the names it mentions, and a changed runtime -> the
+    TrainJobs naming it. Names are matched as written (a superset); loading decides."""
+    texts = {p: _head(p) for p in given if p.suffix in (*STRUCTURED, ".tf")}
+    wants_pools = any(_TRAINING_KIND.search(t) and _ACCELERATOR.search(t) for t in texts.values())
+    job_names = {n for t in texts.values() if _TRAIN_JOB.search(t) for n in _NAME.findall(t)}
+    runtime_names = {n for t in texts.values() if _RUNTIME.search(t) for n in _NAME.findall(t)}
+    if not (wants_pools or job_names or runtime_names):
+        return
+    for candidate in index.files((*STRUCTURED, ".tf")):
+        if candidate in texts or index.is_excluded(candidate):
+            continue
+        text = _head(candidate)
+        if _links(text, wants_pools, job_names, runtime_names):
+            yield candidate
+
+
+def _links(text: str, wants_pools: bool, job_names: set[str], runtime_names: set[str]) -> bool:
+    """Does a candidate file hold a pool, a runtime a given TrainJob names, or a TrainJob naming a
+    given runtime?"""
+    if wants_pools and _POOL.search(text):
+        return True
+    names = set(_NAME.findall(text)) if job_names or runtime_names else set()
+    if job_names and _RUNTIME.search(text) and not job_names.isdisjoint(names):
+        return True
+    return bool(runtime_names and _TRAIN_JOB.search(text) and not runtime_names.isdisjoint(names))
+
+
 HOOKS: tuple[ContextHook, ...] = (
     kubernetes_storage,
+    kubernetes_training,
     terraform_callers,
     helm_chart,
     python_launchers,

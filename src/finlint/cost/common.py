@@ -109,9 +109,18 @@ class CostContext:
         ]
 
     def params(self, record: Record | None) -> dict[str, Any]:
+        """The usage in force for ``record``; a CronJob's simple schedule gives its runs per
+        month unless the usage file sets them (``TrainingJob.scheduled_runs_per_month``)."""
         if record is None:
             return dict(self.usage.defaults)
-        return self.usage.for_resource(record.address, record.name)
+        out = self.usage.for_resource(record.address, record.name)
+        runs = getattr(record, "scheduled_runs_per_month", None)
+        if (
+            runs is not None
+            and self.usage.source_of("runs_per_month", record.address, record.name) == "default"
+        ):
+            out["runs_per_month"] = round(runs, 2)
+        return out
 
     def pricing_for(self, params: Mapping[str, Any]) -> Pricing:
         region = self.region or str(params.get("region") or "us-east-1")

@@ -311,8 +311,22 @@ def _fin401(policy: Policy, source: Source) -> Translation | None:
     return None
 
 
+#: FIN201's managed-spot branch: its other branch (``capacity_spot``, spot capacity outside
+#: SageMaker) is set only on Kubernetes training launchers, none of which checkov judges.
+_FIN201_MANAGED_SPOT = {"all": [{"is_true": "spot"}, {"missing": "checkpoint_s3_uri"}]}
+
+
+def _fin201(policy: Policy, source: Source) -> Translation | None:
+    if source.fields is None or source.kind != "training_job":
+        return None
+    try:
+        return Translation("full", translate(_FIN201_MANAGED_SPOT, policy, source, policy.params))
+    except Untranslatable as exc:
+        return Translation("nothing", None, f"not expressible in checkov: {exc}")
+
+
 #: Rules whose conditions use computed facts: a translation per resource type (None: generic).
-HAND: dict[str, HandFn] = {"FIN301": _fin301, "FIN401": _fin401}
+HAND: dict[str, HandFn] = {"FIN201": _fin201, "FIN301": _fin301, "FIN401": _fin401}
 
 
 def translate_source(policy: Policy, source: Source) -> Translation:

@@ -156,4 +156,9 @@ def link(records: list[Record]) -> list[Record]:
         out.append(r)
     from finlint.linking.entrypoints import link_entry_points, link_warm_pools
 
-    return link_storage(link_warm_pools(link_entry_points(out)))
+    out = link_storage(link_warm_pools(link_entry_points(out)))
+    if any(isinstance(r, TrainingJob) and r.placement is not None for r in out):
+        from finlint.linking.landing import link_landing  # Kubernetes training jobs only
+
+        out = link_landing(out)
+    return out

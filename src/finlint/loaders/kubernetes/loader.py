@@ -17,7 +17,10 @@ object by API group and kind to the module that reads it:
   GPU ``batch/v1`` Jobs, JobSet) and ``kubernetes_ray`` (KubeRay): :class:`TrainingJob` (Ray
   clusters' accelerated groups: :class:`ComputePool`) besides their mounts; ``kubernetes_pods``
   reads what a pod template says about its capacity;
-* ``kubernetes_eksctl``: eksctl ``ClusterConfig`` node groups -> :class:`ComputePool`.
+* ``kubernetes_eksctl``: eksctl ``ClusterConfig`` node groups -> :class:`ComputePool`;
+* ``kubernetes_trainer``: Kubeflow Trainer v2 ``TrainJob`` and the ``TrainingRuntime`` /
+  ``ClusterTrainingRuntime`` it names (resolved by :func:`finalize`);
+* ``kubernetes_cronjob``: ``batch/v1`` ``CronJob`` GPU jobs and their schedule.
 
 What every kind shares (identity, lines, suppressions, template placeholders as
 :class:`Unknown`) is in ``kubernetes_object``.
@@ -31,12 +34,13 @@ from finlint import ir
 from finlint.ir import Record
 from finlint.loaders import DocContext
 from finlint.loaders.common.yamlload import LineDict, pin_lines
+from finlint.loaders.kubernetes import karpenter, trainer
+from finlint.loaders.kubernetes.cronjob import load_cron_job
 from finlint.loaders.kubernetes.eksctl import EKSCTL_DEFAULT_NODE_COUNT, load_eksctl
 from finlint.loaders.kubernetes.karpenter import (
     ALL_CAPACITY_TYPES,
     CAPACITY_TYPE_KEY,
     NODE_CLASS_FACTS,
-    finalize,
     load_karpenter_pool,
     load_node_class,
 )
@@ -52,13 +56,13 @@ from finlint.loaders.kubernetes.storage import (
     load_persistent_volume,
     load_storage_class,
 )
+from finlint.loaders.kubernetes.trainer import RUNTIME_KINDS, load_train_job, load_training_runtime
 from finlint.loaders.kubernetes.training_operators import (
     KUBEFLOW_KINDS,
     load_batch_job,
     load_hyperpod_job,
     load_jobset,
     load_kubeflow_job,
-    load_train_job,
     load_volcano_job,
 )
 from finlint.loaders.kubernetes.workloads import load_workload
@@ -93,9 +97,11 @@ _HANDLERS: dict[tuple[str, str], _Handler] = {
     ("eksctl.io", "ClusterConfig"): load_eksctl,
     **{("kubeflow.org", kind): load_kubeflow_job for kind in KUBEFLOW_KINDS},
     ("batch", "Job"): load_batch_job,
+    ("batch", "CronJob"): load_cron_job,
     ("batch.volcano.sh", "Job"): load_volcano_job,
     ("jobset.x-k8s.io", "JobSet"): load_jobset,
     ("trainer.kubeflow.org", "TrainJob"): load_train_job,
+    **{("trainer.kubeflow.org", kind): load_training_runtime for kind in RUNTIME_KINDS},
     ("ray.io", "RayJob"): load_ray_job,
     ("ray.io", "RayCluster"): load_ray_cluster,
     ("ray.io", "RayService"): load_ray_cluster,
@@ -119,6 +125,12 @@ def _handler(d: Doc) -> _Handler | None:
     if d.kind in _NOT_WORKLOADS or d.group.endswith("rbac.authorization.k8s.io"):
         return None
     return load_workload
+
+
+def finalize(records: list[Record]) -> list[Record]:
+    """After every file is loaded: Karpenter pools on reservation-selecting node classes, and each
+    Trainer ``TrainJob`` against the runtime it names (``kubernetes_trainer``)."""
+    return trainer.finalize(karpenter.finalize(records))
 
 
 def claims(doc: Any) -> bool:

@@ -9,20 +9,26 @@ type, its own deadline. Shared by the training launchers (``kubernetes_training_
   ``node.kubernetes.io/instance-type`` (or its ``beta.`` label), else the Karpenter labels
   ``karpenter.k8s.aws/instance-family`` (+ ``instance-size``) resolved against the instance
   catalog (the types of that family with at least the pod's accelerators, as alternatives);
-* capacity type (``karpenter.sh/capacity-type``, ``eks.amazonaws.com/capacityType``) and the
-  Karpenter pool (``karpenter.sh/nodepool``) a pod asks for, for ``extra``;
-* the pod-level ``activeDeadlineSeconds``.
+* capacity type (``karpenter.sh/capacity-type``, ``eks.amazonaws.com/capacityType``): a Ray
+  group's pool's capacity types, and a job's ``capacity_spot`` (:func:`capacity_spot`);
+* the pod-level ``activeDeadlineSeconds``;
+* its placement (:class:`finlint.ir.PodPlacement`): ``selector`` the ``nodeSelector`` labels,
+  ``affinity`` the required node-affinity terms (any term; every requirement of a term),
+  ``tolerations`` as (key, operator, value, effect), per job the accelerated roles' devices per
+  pod (``accelerators``, of ``accelerator_kind`` gpu | neuron) and in all (``devices``), and
+  ``unresolved`` (a placeholder, roles placed differently); ``linking.landing`` matches it
+  against the scan's pools (``domain.karpenter.fitting_types``).
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from finlint.domain import catalog
-from finlint.ir import Maybe, Unknown, alternatives, is_unknown
-from finlint.loaders.kubernetes.object import Doc, Node, child, integer, items, mapping, text
+from finlint.ir import Maybe, PodPlacement, Requirement, Unknown, alternatives, is_unknown
+from finlint.loaders.kubernetes.object import Doc, Node, child, integer, items, mapping, templated, text
 
 #: Extended resources that are accelerators (GPUs, Neuron devices or cores).
 ACCELERATOR_RESOURCES = (
@@ -54,6 +60,8 @@ class PodFacts:
     nodepool: Maybe[str] = None
     deadline_s: Maybe[int] = None  # pod-level activeDeadlineSeconds
     deadline_line: int | None = None
+    placement: PodPlacement | None = None  # selectors, affinity, tolerations (no counts yet)
+    capacity_line: int | None = None  # the capacity-type label's line
 
     @property
     def accelerated(self) -> bool:
@@ -93,6 +101,21 @@ def _labels_in(d: Doc, pod: Node, keys: tuple[str, ...]) -> tuple[Any, int | Non
     return alternatives(values, "node affinity admits several instance types"), line
 
 
+_NONE = ("0", "")  # an accelerator resource asked at zero asks for none
+
+
+def accelerator_kind(pod: Node | None) -> str | None:
+    """``gpu`` or ``neuron``: the kind of device a pod's containers request (None: none)."""
+    for _i, container, _l in items(pod, "containers"):
+        resources = mapping(container, "resources")
+        for section in ("limits", "requests"):
+            block = mapping(resources, section) or {}
+            asked = [k for k in ACCELERATOR_RESOURCES if k in block and str(block[k]).strip() not in _NONE]
+            if asked:
+                return "gpu" if asked[0] in ACCELERATOR_RESOURCES[:2] else "neuron"
+    return None
+
+
 def _accelerators(d: Doc, pod: Node) -> tuple[Maybe[int], int | None]:
     total: Maybe[int] = 0
     line: int | None = None
@@ -130,6 +153,64 @@ def _from_family(family: Any, size: Any, accelerators: Maybe[int]) -> Maybe[str]
     return chosen
 
 
+def _scalar(value: Any) -> str | None:
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        return None
+    return str(value)
+
+
+def _placement(d: Doc, pod: Node) -> PodPlacement:
+    """What a pod template says about the nodes it may run on (counts are added per job)."""
+    unresolved: str | None = None
+    selector: list[tuple[str, str]] = []
+    node_selector = mapping(pod, "nodeSelector")
+    line: int | None = d.line_at(pod, "nodeSelector") if node_selector is not None else None
+    if child(pod, "nodeSelector") is not None and node_selector is None:
+        unresolved = "nodeSelector is not a mapping (a template placeholder?)"
+    for key, value in (node_selector or {}).items():
+        shown = _scalar(value)
+        if templated(key) or templated(value) or shown is None:
+            unresolved = unresolved or f"nodeSelector {key} is a template placeholder"
+            continue
+        selector.append((str(key), shown))
+    terms: list[tuple[Requirement, ...]] = []
+    node_affinity = mapping(mapping(pod, "affinity"), "nodeAffinity")
+    required = mapping(node_affinity, "requiredDuringSchedulingIgnoredDuringExecution")
+    for _t, term, term_line in items(required, "nodeSelectorTerms"):
+        reqs: list[Requirement] = []
+        for _e, expr, expr_line in items(term, "matchExpressions"):
+            key, operator = child(expr, "key"), child(expr, "operator")
+            values = [_scalar(v) for _i, v, _l in items(expr, "values")]
+            if not isinstance(key, str) or not isinstance(operator, str) or None in values:
+                unresolved = unresolved or "a node-affinity term is not literal"
+                continue
+            if templated(key) or any(templated(v) for v in values):
+                unresolved = unresolved or f"node affinity on {key} is a template placeholder"
+                continue
+            reqs.append(Requirement(key, operator, tuple(str(v) for v in values), d.line(expr_line)))
+        terms.append(tuple(reqs))
+        line = line or d.line(term_line)
+    tolerations: list[tuple[str, str, str, str]] = []
+    for _i, item, _l in items(pod, "tolerations"):
+        if not isinstance(item, dict):
+            continue
+        fields = [_scalar(item.get(k)) or "" for k in ("key", "operator", "value", "effect")]
+        if any(templated(f) for f in fields):
+            unresolved = unresolved or "a toleration is a template placeholder"
+            continue
+        tolerations.append((fields[0], fields[1] or "Equal", fields[2], fields[3]))
+    if templated(child(pod, "tolerations")) or templated(child(pod, "affinity")):
+        unresolved = unresolved or "tolerations or affinity are a template placeholder"
+    return PodPlacement(
+        selector=tuple(selector),
+        affinity=tuple(terms),
+        tolerations=tuple(tolerations),
+        accelerator_kind=accelerator_kind(pod),
+        line=line,
+        unresolved=unresolved,
+    )
+
+
 def pod_facts(d: Doc, role: str, pod: Node | None, replicas: Any, replicas_line: int | None) -> PodFacts:
     """The facts of one role whose pod spec is ``pod`` (None when it is not visible)."""
     count = integer(replicas, f"{role} replicas") if replicas is not None else 1
@@ -141,7 +222,7 @@ def pod_facts(d: Doc, role: str, pod: Node | None, replicas: Any, replicas_line:
         family, itype_line = _labels_in(d, pod, (FAMILY_LABEL,))
         size, _size_line = _labels_in(d, pod, (SIZE_LABEL,))
         itype = _from_family(family, size, accelerators)
-    capacity, _ = _labels_in(d, pod, CAPACITY_LABELS)
+    capacity, capacity_line = _labels_in(d, pod, CAPACITY_LABELS)
     nodepool, _ = _labels_in(d, pod, (NODEPOOL_LABEL,))
     deadline = integer(child(pod, "activeDeadlineSeconds"), "activeDeadlineSeconds")
     return PodFacts(
@@ -156,6 +237,8 @@ def pod_facts(d: Doc, role: str, pod: Node | None, replicas: Any, replicas_line:
         nodepool,
         deadline,
         d.line_at(pod, "activeDeadlineSeconds") if deadline is not None else None,
+        _placement(d, pod),
+        capacity_line,
     )
 
 
@@ -199,3 +282,64 @@ def accelerated_roles(roles: list[PodFacts]) -> list[PodFacts]:
     """The roles that run on accelerators; all roles when none is known to."""
     accelerated = [r for r in roles if r.accelerated]
     return accelerated or roles
+
+
+def job_placement(roles: list[PodFacts]) -> PodPlacement | None:
+    """The accelerated roles' placement with their devices counted (None: no pod spec);
+    ``unresolved`` when the roles are placed differently."""
+    placed = [r for r in roles if r.placement is not None]
+    if not placed:
+        return None
+    first = placed[0].placement
+    assert first is not None
+    unresolved = first.unresolved
+    if any(
+        (r.placement.selector, r.placement.affinity, r.placement.tolerations)
+        != (first.selector, first.affinity, first.tolerations)
+        for r in placed[1:]
+        if r.placement is not None
+    ):
+        unresolved = unresolved or "the job's accelerated roles select different nodes"
+    devices: int | None = 0
+    per_pod: int | None = 0
+    for role in placed:
+        if not isinstance(role.replicas, int):
+            devices = None
+            break
+        if isinstance(role.accelerators, int) and devices is not None and per_pod is not None:
+            devices += role.replicas * role.accelerators
+            per_pod = max(per_pod, role.accelerators)
+        else:
+            devices = per_pod = None
+    kinds = [r.placement.accelerator_kind for r in placed if r.placement and r.placement.accelerator_kind]
+    kind = kinds[0] if kinds else None
+    return replace(first, accelerators=per_pod, accelerator_kind=kind, devices=devices, unresolved=unresolved)
+
+
+def capacity_spot(roles: list[PodFacts]) -> tuple[Maybe[bool], str | None, int | None]:
+    """Whether the roles' pods ask for spot capacity by label (``karpenter.sh/capacity-type``,
+    ``eks.amazonaws.com/capacityType``), what says so and its line; (None, None, None) when none asks."""
+    said: list[tuple[bool, str, int | None]] = []
+    for role in roles:
+        placement = role.placement
+        if placement is None:
+            continue
+        for key, value in placement.selector:
+            if key in CAPACITY_LABELS:
+                said.append((_is_spot(value), f"nodeSelector {key}: {value}", role.capacity_line))
+        for term in placement.affinity[:1]:  # several terms: any may match; the first is read
+            for req in term:
+                if req.key in CAPACITY_LABELS and req.operator == "In" and req.values:
+                    spots = {_is_spot(v) for v in req.values}
+                    if len(spots) == 1:
+                        text = f"node affinity {req.key} In {', '.join(req.values)}"
+                        said.append((spots.pop(), text, req.line))
+    if not said:
+        return None, None, None
+    if len({spot for spot, _t, _l in said}) > 1:
+        return Unknown("the job's roles ask for different capacity types"), None, said[0][2]
+    return said[0]
+
+
+def _is_spot(value: str) -> bool:
+    return value.lower().replace("_", "-") == "spot"

@@ -14,9 +14,7 @@ the launcher in :data:`finlint.ir.UNCAPPED_LAUNCHERS`):
 * ``batch/v1`` ``Job`` (``spec.activeDeadlineSeconds``, ``parallelism`` pods) and ``JobSet``
   (``jobset.x-k8s.io``: each replicated job's ``template.spec.activeDeadlineSeconds``), only when
   their pods request accelerators or select an accelerated instance type;
-* Kubeflow Trainer v2 ``TrainJob`` (``trainer.kubeflow.org``): ``trainer.numNodes``,
-  ``trainer.resourcesPerNode``, ``podSpecOverrides[].nodeSelector``; it has no deadline field of
-  its own (its runtime's JobSet template may set one), so its limit is Unknown.
+* Kubeflow Trainer v2 ``TrainJob``: ``loaders.kubernetes.trainer`` (its runtime's JobSet template).
 
 Everywhere, when the job sets no limit, a pod-level ``activeDeadlineSeconds`` on every
 accelerated role's pod template counts as the limit. The instance count is the accelerated
@@ -33,11 +31,13 @@ from finlint.loaders.kubernetes.object import FORMAT, Doc, Node, child, integer,
 from finlint.loaders.kubernetes.pods import (
     PodFacts,
     accelerated_roles,
+    capacity_spot,
     job_instance_type,
+    job_placement,
     nodes_for,
     pod_facts,
 )
-from finlint.loaders.kubernetes.workloads import load_workload
+from finlint.loaders.kubernetes.workloads import checkpoint_evidence, load_workload
 
 KUBEFLOW_KINDS = frozenset({"PyTorchJob", "TFJob", "MPIJob", "XGBoostJob", "PaddleJob", "JAXJob"})
 
@@ -56,6 +56,10 @@ NO_LIMIT_NOTE = {
         "it runs until it finishes"
     ),
     "kubernetes-job": "a Kubernetes Job without spec.activeDeadlineSeconds runs until it finishes",
+    "kubernetes-cronjob": (
+        "a CronJob's Job without jobTemplate.spec.activeDeadlineSeconds runs until it finishes, "
+        "and the schedule starts the next one anyway"
+    ),
     "jobset": (
         "a JobSet whose replicated jobs set no template.spec.activeDeadlineSeconds runs until it finishes"
     ),
@@ -105,7 +109,6 @@ def build_job(
     max_runtime, runtime_line, how = limit
     if runtime_line is not None:
         lines["max_runtime_s"] = runtime_line
-    capacity = sorted({r.capacity_type for r in chosen if isinstance(r.capacity_type, str)})
     info: dict[str, Any] = {
         "api_version": d.api_version,
         "kind": d.kind,
@@ -118,12 +121,10 @@ def build_job(
     default_note = None
     if not how and max_runtime is None:
         default_note = NO_LIMIT_NOTE.get(launcher, "nothing stops the job: it runs until it finishes")
-    if capacity:
-        info["capacity_types"] = capacity
-    pools = sorted({r.nodepool for r in chosen if isinstance(r.nodepool, str)})
-    if pools:
-        info["nodepools"] = pools
     info.update(extra or {})
+    spot, spot_from, spot_line = capacity_spot(chosen)
+    if spot_line is not None:
+        lines["capacity_spot"] = spot_line
     common = d.common(lines=lines)
     return TrainingJob(
         **{**common, "attr_lines": common["attr_lines"]},
@@ -137,6 +138,10 @@ def build_job(
         default_note=default_note,
         runtime_limit_field=how or None,
         cluster_after_job=cluster_after_job,
+        capacity_spot=spot,
+        capacity_spot_from=spot_from,
+        checkpoint_in_sight=checkpoint_evidence(d),
+        placement=job_placement(chosen),
     )
 
 
@@ -252,15 +257,20 @@ def load_volcano_job(d: Doc) -> list[Record]:
 
 def load_batch_job(d: Doc) -> list[Record]:
     """A ``batch/v1`` Job: a training job when its pods request accelerators."""
+    return load_job_spec(d, d.spec, "kubernetes-job")
+
+
+def load_job_spec(d: Doc, spec: Node | None, launcher: str) -> list[Record]:
+    """A Job spec (a Job's ``spec``, a CronJob's ``jobTemplate.spec``): its mounts, and a training
+    job when its pods request accelerators."""
     records = load_workload(d)
-    spec = d.spec
     if spec is None:
         return records
     line = d.line_at(spec, "parallelism") if "parallelism" in spec else None
     roles = [pod_facts(d, "job", _pod_of(mapping(spec, "template")), spec.get("parallelism"), line)]
     job_line = d.line_at(spec, "activeDeadlineSeconds") if "activeDeadlineSeconds" in spec else None
     limit = _runtime(d, spec.get("activeDeadlineSeconds"), job_line, roles, None)
-    return _gated(records, d, "kubernetes-job", roles, limit, {})
+    return _gated(records, d, launcher, roles, limit, {})
 
 
 def load_jobset(d: Doc) -> list[Record]:
@@ -269,6 +279,13 @@ def load_jobset(d: Doc) -> list[Record]:
     spec = d.spec
     if spec is None:
         return records
+    roles, limit = jobset_roles(d, spec)
+    return _gated(records, d, "jobset", roles, limit, {})
+
+
+def jobset_roles(d: Doc, spec: Node) -> tuple[list[PodFacts], tuple[Maybe[int], int | None, str]]:
+    """A JobSet spec's roles (one per replicated job) and the limit in force (also a Trainer
+    runtime's JobSet template)."""
     roles: list[PodFacts] = []
     limits: list[tuple[Any, int | None, int]] = []
     for index, rjob, line in items(spec, "replicatedJobs"):
@@ -315,42 +332,7 @@ def load_jobset(d: Doc) -> list[Record]:
         unknown = next(((v, ln) for v, ln in values if is_unknown(v)), None)
         best = unknown or max(values, key=lambda p: p[0] if isinstance(p[0], int) else 0)
         limit = (best[0], best[1], "replicated job activeDeadlineSeconds")
-    return _gated(records, d, "jobset", roles, limit, {})
-
-
-def load_train_job(d: Doc) -> list[Record]:
-    """A Trainer v2 ``TrainJob``: one trainer role of ``numNodes`` nodes; the runtime it names
-    holds the JobSet template, so the limit is Unknown here."""
-    records = load_workload(d)
-    spec = d.spec
-    if spec is None:
-        return records
-    trainer = mapping(spec, "trainer") or {}
-    pod: dict[str, Any] = {"containers": [{"resources": trainer.get("resourcesPerNode") or {}}]}
-    for _i, override, _l in items(spec, "podSpecOverrides"):
-        for key in ("nodeSelector", "affinity"):
-            if isinstance(child(override, key), dict) and key not in pod:
-                pod[key] = override[key]
-    role = pod_facts(
-        d,
-        "trainer",
-        pod,
-        trainer.get("numNodes"),
-        d.line_at(trainer, "numNodes") if "numNodes" in trainer else None,
-    )
-    runtime = mapping(spec, "runtimeRef") or {}
-    runtime_name = runtime.get("name")
-    reason = (
-        f"a TrainJob has no deadline field: the runtime {runtime.get('kind', 'ClusterTrainingRuntime')}/"
-        f"{runtime_name} sets any (its JobSet template), and finlint does not follow runtimeRef yet"
-    )
-    line = d.line_at(spec, "runtimeRef") if "runtimeRef" in spec else None
-    count = role.replicas if "numNodes" in trainer else Unknown("numNodes comes from the runtime's mlPolicy")
-    job = build_job(
-        d, "kubeflow-trainer", [role], (Unknown(reason), line, "runtime"), {}, instance_count=count
-    )
-    records.append(job)
-    return records
+    return roles, limit
 
 
 __all__ = [
@@ -360,8 +342,9 @@ __all__ = [
     "build_job",
     "load_batch_job",
     "load_hyperpod_job",
+    "load_job_spec",
+    "jobset_roles",
     "load_jobset",
     "load_kubeflow_job",
-    "load_train_job",
     "load_volcano_job",
 ]

@@ -230,6 +230,34 @@ def _via(key: str, raw: str, expanded: str) -> str:
     return key if raw == expanded else f"{key} {raw.strip()[:80]} -> {expanded.strip()[:80]}"
 
 
+_RESUME_FLAG = re.compile(r"--?(?:resume|auto[_-]?resume|load[_-]?checkpoint)\b[\w.-]*", re.IGNORECASE)
+
+
+def checkpoint_evidence(d: Doc) -> str | None:
+    """What shows the object's containers save or resume checkpoints: the first checkpoint path
+    (env, flags) or a resume flag in ``command``/``args``; None when nothing does."""
+    if d.spec is None:
+        return None
+    for _path, pod in _pod_specs(d.spec, "spec"):
+        for _index, container, _line in items(pod, "containers"):
+            found = container_checkpoints(d, container) if isinstance(container, dict) else None
+            if found is not None:
+                return found
+    return None
+
+
+def container_checkpoints(d: Doc, container: Node) -> str | None:
+    """One container's first checkpoint path (env, flags) or resume flag, said with its line."""
+    for entry in _checkpoint_paths(d, container):
+        return f"checkpoint path {entry.path} ({entry.source}, line {entry.line})"
+    for key in ("command", "args"):
+        for _i, item, line in items(container, key):
+            match = _RESUME_FLAG.search(item) if isinstance(item, str) else None
+            if match:
+                return f"{key} {match.group(0)} (line {d.line(line)})"
+    return None
+
+
 def load_workload(d: Doc) -> list[Record]:
     if d.spec is None:
         return []

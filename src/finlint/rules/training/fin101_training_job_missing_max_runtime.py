@@ -16,6 +16,7 @@ On-Demand x (1 - spot_discount): a stuck spot job bills spot prices.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -32,6 +33,7 @@ from finlint.cost.common import (
     unpriced,
     usd,
 )
+from finlint.domain import catalog
 from finlint.domain.sagemaker import NO_CAP
 from finlint.finding import Cost, Finding, Fix
 from finlint.ir import (
@@ -71,6 +73,10 @@ def price(finding: Finding, ctx: CostContext) -> Cost:
     job = finding.record
     if not isinstance(job, TrainingJob):
         return unpriced(KIND, "runaway-runtime prices training jobs only")
+    if len(job.landing_types) > 1 and job.max_runtime_s is None and job.launcher in UNCAPPED_LAUNCHERS:
+        largest = _largest_landing(job, ctx)
+        if largest is not None:
+            return _exposure(job, largest[0], largest[1], ctx, largest[2])
     if not known(job.instance_type):
         return unpriced(KIND, "instance type unknown or unresolved")
     itype = str(job.instance_type)
@@ -78,7 +84,8 @@ def price(finding: Finding, ctx: CostContext) -> Cost:
     if n is None:
         return unpriced(KIND, n_why or "instance count unresolved")
     if job.max_runtime_s is None and job.launcher in UNCAPPED_LAUNCHERS:
-        return _exposure(job, itype, n, ctx)
+        note = f" The instance type: {job.instance_types_from}." if job.instance_types_from else ""
+        return _exposure(job, itype, n, ctx, note)
     cap_h, cap_how, cap_why = checked_cap(job)
     if cap_h is None:
         if not cap_how and job.max_runtime_s is None:
@@ -185,7 +192,33 @@ def _killed_unfinished(
     return Cost(monthly, per_run, "waste", basis, assumptions, brief=brief)
 
 
-def _exposure(job: TrainingJob, itype: str, n: int, ctx: CostContext) -> Cost:
+def _largest_landing(job: TrainingJob, ctx: CostContext) -> tuple[str, int, str] | None:
+    """The dearest of the types the pool a job lands on admits for its pods (``linking.landing``),
+    the instances its pods take of it, and the sentence that says so; None when none is priced."""
+    pricing = ctx.pricing_for(ctx.params(job))
+    devices = job.placement.devices if job.placement is not None else None
+    best: tuple[float, str, int] | None = None
+    for name in job.landing_types:
+        quote, spec = pricing.hourly(name), catalog.lookup(name)
+        if quote is None:
+            continue
+        if spec is not None and spec.accelerators and devices:
+            n: int | None = math.ceil(devices / spec.accelerators)
+        else:
+            n, _why = checked_instance_count(job)
+        if n is not None and (best is None or quote.usd * n > best[0]):
+            best = (quote.usd * n, name, n)
+    if best is None:
+        return None
+    _bill, itype, n = best
+    note = (
+        f" The instance type is the dearest for the pods of the {len(job.landing_types)} types they may get "
+        f"({job.instance_types_from}): an upper bound, Karpenter launches the cheapest that fits."
+    )
+    return itype, n, note
+
+
+def _exposure(job: TrainingJob, itype: str, n: int, ctx: CostContext, type_note: str = "") -> Cost:
     """No cap at all: what a stuck run bills per day it goes on, for the days the usage file says
     it goes unnoticed (``stuck_run_unnoticed_days``, default 1: the figure is one day's)."""
     params = ctx.params(job)
@@ -202,7 +235,7 @@ def _exposure(job: TrainingJob, itype: str, n: int, ctx: CostContext) -> Cost:
         f"Nothing stops a stuck run ({job.launcher} has {NO_CAP}): it bills "
         f"{itype} {quote.rate()} x {n} instance(s) x 24 h = {usd(per_day)} per day it continues; "
         f"x {num(days)} day(s) unnoticed (usage stuck_run_unnoticed_days) = {usd(per_run)} per run; "
-        f"x {num(stuck)} stuck run(s) per month = {usd(monthly)}/month. {price_note(quote)}"
+        f"x {num(stuck)} stuck run(s) per month = {usd(monthly)}/month.{type_note} {price_note(quote)}"
     )
     assumptions = {
         "instance_type": itype,
@@ -216,6 +249,8 @@ def _exposure(job: TrainingJob, itype: str, n: int, ctx: CostContext) -> Cost:
         "region": quote.region,
         "prices": quote_json(quote),
     }
+    if job.instance_types_from:
+        assumptions["instance_type_from"] = job.instance_types_from
     brief = brief_text(
         f"no cap: a stuck run bills {usd(per_day)} per day ({n} x {itype} x 24 h), {num(days)} day(s) "
         "assumed unnoticed"
@@ -303,6 +338,7 @@ _K8S_DEADLINE = {
     "kubeflow-training-operator": ("spec", "runPolicy"),
     "kuberay": ("spec",),
     "kubernetes-job": ("spec",),
+    "kubernetes-cronjob": ("spec", "jobTemplate", "spec"),
 }
 
 

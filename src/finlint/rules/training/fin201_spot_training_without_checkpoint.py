@@ -1,21 +1,59 @@
-"""FIN201 spot-training-without-checkpoint: Managed spot training without a checkpoint S3 URI.
+"""FIN201 spot-training-without-checkpoint: spot training that restarts from zero.
 
 The policy is ``policies/FIN201-spot-training-without-checkpoint.yaml``; this module holds its
-facts and its price.
+facts and its price. Two ways to be on spot: SageMaker managed spot (``TrainingJob.spot``) with
+no checkpoint S3 URI, and interruptible capacity outside SageMaker (``TrainingJob.capacity_spot``,
+its source in ``capacity_spot_from``) with no checkpoint or resume in sight
+(``checkpoint_in_sight``, set by ``linking.landing`` for Kubernetes workloads).
 
-Price (spot-restart): ``cost.spot`` (the interruption model FIN201 and FIN202 share).
+Price (spot-restart): ``cost.spot`` (the interruption model FIN201 and FIN202 share); on spot
+capacity the basis starts with where "spot" was read, and says when a CronJob's schedule gave the
+runs per month.
+
+Fix (unsafe, SageMaker managed spot only): ``checkpoint_s3_uri`` under the job's literal output path.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from finlint.cost import spot
-from finlint.finding import Finding, Fix
-from finlint.ir import TrainingJob
+from finlint.cost.common import CostContext
+from finlint.finding import Cost, Finding, Fix
+from finlint.ir import Record, TrainingJob
 from finlint.rules.base import Rule
+
+
+def _on_capacity(record: Record) -> bool:
+    return isinstance(record, TrainingJob) and record.spot is not True and record.capacity_spot is True
+
+
+def spot_without_checkpoint_text(record: Record) -> Any:
+    """What the finding is about, in the launcher's terms."""
+    if isinstance(record, TrainingJob) and _on_capacity(record):
+        source = record.capacity_spot_from or "its capacity"
+        return (
+            f"runs on spot capacity ({source}) with no checkpoint or resume in sight (no checkpoint "
+            "path in its containers' env, flags or scripts, no checkpoint volume)"
+        )
+    return "uses managed spot training without a checkpoint S3 URI"
+
+
+def price(finding: Finding, ctx: CostContext) -> Cost:
+    cost = spot.price(finding, ctx)
+    record = finding.record
+    if record is None or not _on_capacity(record) or not isinstance(record, TrainingJob):
+        return cost
+    source = record.capacity_spot_from or "its capacity"
+    basis = f"Spot capacity: {source}. {cost.basis}"
+    runs = record.scheduled_runs_per_month
+    if runs is not None and cost.assumptions.get("runs_per_month") == round(runs, 2):
+        basis += f" Runs per month: {round(runs, 2):g}, from the CronJob's schedule."
+    return replace(cost, basis=basis, assumptions={**cost.assumptions, "spot_from": source})
+
 
 CHECKPOINT_SUFFIX = "checkpoints"  # the prefix under the job's output_path the fix writes
 DEFAULT_LOCAL_PATH = "/opt/ml/checkpoints"  # what SageMaker syncs when no local path is set
@@ -37,7 +75,7 @@ def fix(finding: Finding, text: str, usage: Mapping[str, Any]) -> Fix | None:
     from finlint.textedit import add_keywords, call_at
 
     job = finding.record
-    if not isinstance(job, TrainingJob):
+    if not isinstance(job, TrainingJob) or _on_capacity(job):  # spot capacity: no SageMaker checkpoint
         return None
     if (job.launcher, job.source_format) in _JSON_LAUNCHERS:
         return _json_fix(finding, job, text)
@@ -182,4 +220,11 @@ def _terraform_fix(finding: Finding, job: TrainingJob, text: str) -> Fix | None:
     )
 
 
-RULE = Rule("FIN201", facts=(), cost_model="spot-restart", price=spot.price, fix=fix, fix_safety="unsafe")
+RULE = Rule(
+    "FIN201",
+    facts=(spot_without_checkpoint_text,),
+    cost_model="spot-restart",
+    price=price,
+    fix=fix,
+    fix_safety="unsafe",
+)
