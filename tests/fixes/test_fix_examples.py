@@ -42,7 +42,7 @@ def test_rules_say_which_fix_they_have() -> None:
     assert "## Fix (finlint fix)\nsafe and unsafe: SDK launchers" in rule_text(policies["FIN101"])
     assert "## Fix (finlint fix)\nnone: edit the source by hand" in rule_text(policies["FIN102"])
     page = rules_page(list(policies.values()))
-    assert "| high | unsafe | Managed spot training without a checkpoint S3 URI |" in page
+    assert "| high | unsafe | Spot training without a checkpoint (managed spot" in page
     for rule_id, rule in registry().rules.items():  # both ways: a fix says its safety
         assert (rule.fix is None) == (rule.fix_safety is None), rule_id
 
