@@ -1,17 +1,16 @@
 """Minimal JSON edits: a key added to an object at the file's own indentation and separators,
-with the commas JSON needs, located by a small positional parser (``json`` gives no offsets).
+with the commas JSON needs, located through libyaml's node offsets (``json`` gives none).
 Only the inserted span changes; a file that does not parse as strict JSON is left alone."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from finlint.finding import TextEdit
 
 _STRING = re.compile(r'"(?:[^"\\\x00-\x1f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"')
-_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
-_SPACE = re.compile(r"[ \t\r\n]*")
 MAX_DEPTH = 200
 
 
@@ -31,92 +30,53 @@ class JsonNode:
         return None
 
 
-class _Parser:
-    """Recursive descent over strict JSON, recording where each value starts and ends."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.objects: list[JsonNode] = []
-
-    def space(self, pos: int) -> int:
-        match = _SPACE.match(self.text, pos)
-        return match.end() if match else pos
-
-    def value(self, pos: int, depth: int) -> JsonNode:
-        if depth > MAX_DEPTH:
-            raise ValueError("nested too deep")
-        pos = self.space(pos)
-        char = self.text[pos : pos + 1]
-        if char == "{":
-            return self.obj(pos, depth)
-        if char == "[":
-            return self.array(pos, depth)
-        if char == '"':
-            match = _STRING.match(self.text, pos)
-            if not match:
-                raise ValueError("bad string")
-            return JsonNode(pos, match.end())
-        for word in ("true", "false", "null"):
-            if self.text.startswith(word, pos):
-                return JsonNode(pos, pos + len(word))
-        match = _NUMBER.match(self.text, pos)
-        if not match or match.end() == pos:
-            raise ValueError(f"unexpected text at offset {pos}")
-        return JsonNode(pos, match.end())
-
-    def obj(self, start: int, depth: int) -> JsonNode:
-        import json
-
-        node = JsonNode(start, start, is_object=True)
-        self.objects.append(node)
-        pos = self.space(start + 1)
-        if self.text[pos : pos + 1] == "}":
-            node.end = pos + 1
-            return node
-        while True:
-            match = _STRING.match(self.text, pos)
-            if not match:
-                raise ValueError("expected a key")
-            key = json.loads(match.group())
-            pos = self.space(match.end())
-            if self.text[pos : pos + 1] != ":":
-                raise ValueError("expected ':'")
-            value = self.value(pos + 1, depth + 1)
-            node.members.append((key, match.start(), value))
-            pos = self.space(value.end)
-            char = self.text[pos : pos + 1]
-            if char == "}":
-                node.end = pos + 1
-                return node
-            if char != ",":
-                raise ValueError("expected ',' or '}'")
-            pos = self.space(pos + 1)
-
-    def array(self, start: int, depth: int) -> JsonNode:
-        pos = self.space(start + 1)
-        if self.text[pos : pos + 1] == "]":
-            return JsonNode(start, pos + 1)
-        while True:
-            item = self.value(pos, depth + 1)
-            pos = self.space(item.end)
-            char = self.text[pos : pos + 1]
-            if char == "]":
-                return JsonNode(start, pos + 1)
-            if char != ",":
-                raise ValueError("expected ',' or ']'")
-            pos += 1
-
-
 def parse(text: str) -> tuple[JsonNode, list[JsonNode]] | None:
-    """The document's root and every object in document order; None: not strict JSON."""
-    parser = _Parser(text)
+    """The document's root and every object in document order; None: not strict JSON, or JSON
+    libyaml would not read at the same offsets. The C JSON parser checks it; libyaml, the
+    loaders' own parser (JSON is YAML's flow style), gives each node's offsets."""
+    import json
+
+    import yaml
+
+    from finlint.loaders.common.yamlload import _json_for_libyaml
+
     try:
-        root = parser.value(0, 0)
-    except (ValueError, IndexError, RecursionError):
+        json.loads(text)
+    except (ValueError, RecursionError):
         return None
-    if parser.space(root.end) != len(text):
+    spaced = text.replace("\t", " ")  # legal JSON whitespace, not YAML indentation; same length
+    if _json_for_libyaml(spaced) != spaced:  # astral escapes or raw C1 characters: offsets would move
         return None
-    return root, parser.objects
+    try:
+        root = yaml.compose(spaced, Loader=yaml.CSafeLoader)
+    except (yaml.YAMLError, RecursionError):
+        return None
+    if root is None:
+        return None
+    objects: list[JsonNode] = []
+    node = _node(root, objects, 0)
+    return (node, objects) if node is not None else None
+
+
+def _node(node: Any, objects: list[JsonNode], depth: int) -> JsonNode | None:
+    import yaml
+
+    if depth > MAX_DEPTH:
+        return None
+    out = JsonNode(node.start_mark.index, node.end_mark.index)
+    if isinstance(node, yaml.MappingNode):
+        out.is_object = True
+        objects.append(out)  # before its children: document order
+        for key, value in node.value:
+            child = _node(value, objects, depth + 1)
+            if child is None:
+                return None
+            out.members.append((str(key.value), key.start_mark.index, child))
+    elif isinstance(node, yaml.SequenceNode):
+        for item in node.value:
+            if _node(item, objects, depth + 1) is None:
+                return None
+    return out
 
 
 def _object_on(text: str, objects: list[JsonNode], line: int) -> JsonNode | None:

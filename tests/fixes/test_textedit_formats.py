@@ -164,3 +164,18 @@ def test_heredoc_body_and_yaml_within_it() -> None:
     assert heredoc_body(text, 1) is None and heredoc_body(text, 7) is None
     edit = yaml_add_key_within("m.tf", text, (3, 5), 4, ("spec",), "b", "2")
     assert _apply(text, edit) == text.replace("      a: 1\n", "      b: 2\n      a: 1\n")
+
+
+def test_json_offsets_are_characters_with_tabs_and_non_ascii_before_the_edit() -> None:
+    text = '{\n\t"n": "ééé€😀",\n\t"J": {"a": 1}\n}\n'
+    edit = json_add_key("f.json", text, 3, ("J",), "b", "2", 1)
+    assert edit is not None
+    after = apply_edits(text, [edit])
+    assert json.loads(after) == {"n": "ééé€😀", "J": {"a": 1, "b": 2}}
+    assert after.replace(', "b": 2', "") == text
+
+
+def test_json_with_an_astral_escape_gets_no_edit_rather_than_a_shifted_one() -> None:
+    text = '{"n": "\\ud83d\\ude00", "J": {"a": 1}}\n'  # libyaml would read it at other offsets
+    assert json.loads(text)["n"] == "😀"
+    assert json_add_key("f.json", text, 1, ("J",), "b", "2", 1) is None
