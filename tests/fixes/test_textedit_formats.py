@@ -168,7 +168,7 @@ def test_heredoc_body_and_yaml_within_it() -> None:
 
 def test_json_offsets_are_characters_with_tabs_and_non_ascii_before_the_edit() -> None:
     text = '{\n\t"n": "ééé€😀",\n\t"J": {"a": 1}\n}\n'
-    edit = json_add_key("f.json", text, 3, ("J",), "b", "2", 1)
+    edit = json_add_key("f.json", text, 1, ("J",), "b", "2", 1)
     assert edit is not None
     after = apply_edits(text, [edit])
     assert json.loads(after) == {"n": "ééé€😀", "J": {"a": 1, "b": 2}}
