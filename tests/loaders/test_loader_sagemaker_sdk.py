@@ -182,6 +182,35 @@ def test_syntax_error_is_a_load_error_with_its_line() -> None:
     assert result.errors[0].message.startswith("invalid Python")
 
 
+@pytest.mark.parametrize(
+    ("line", "version"),
+    [
+        ("type Vec = list[float]", (3, 12)),
+        ("def first[T](xs: list[T]) -> T: return xs[0]", (3, 12)),
+        ("class Box[T]: pass", (3, 12)),
+    ],
+)
+def test_newer_syntax_is_named_on_an_older_python(
+    line: str, version: tuple[int, int], tmp_path: Path
+) -> None:
+    """Valid on the project's newer Python: the notice says so instead of only 'invalid'."""
+    import sys
+
+    text = f"import sagemaker\n{line}\n"
+    result = load_file(tmp_path / "t.py", "t.py", text, {})
+    if sys.version_info[:2] >= version:
+        assert result.errors == []
+        return
+    (error,) = result.errors
+    assert error.line == 2 and f"Python {version[0]}.{version[1]}+ syntax" in error.message
+
+
+def test_a_plain_syntax_error_gets_no_newer_python_hint(tmp_path: Path) -> None:
+    result = load_file(tmp_path / "t.py", "t.py", "import sagemaker\nx = (\n", {})
+    (error,) = result.errors
+    assert "syntax: finlint runs on" not in error.message
+
+
 def test_user_code_is_never_executed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     path = FIXTURES / "side_effects.py"

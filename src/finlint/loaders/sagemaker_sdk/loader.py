@@ -107,13 +107,40 @@ def _parse_python(text: str, display: str, result: LoadResult) -> tuple[ast.Modu
             warnings.simplefilter("ignore")  # SyntaxWarning for odd escapes is not our business
             tree = ast.parse(text, filename=display)
     except SyntaxError as exc:
-        hint = " (Python 2 code is not analysed)" if _looks_like_python2(exc.msg) else ""
+        hint = (
+            " (Python 2 code is not analysed)" if _looks_like_python2(exc.msg) else _newer_syntax(text, exc)
+        )
         result.errors.append(LoadError(display, exc.lineno or 1, f"invalid Python: {exc.msg}{hint}"))
         return None
     except ValueError as exc:  # source code string cannot contain null bytes
         result.errors.append(LoadError(display, 1, f"invalid Python: {exc}"))
         return None
     return tree, _identity
+
+
+#: statements a newer Python reads that an older one calls invalid: (pattern, first version)
+_NEWER_SYNTAX = (
+    (re.compile(r"\s*type\s+[A-Za-z_]\w*\s*(\[[^\]]*\])?\s*="), (3, 12)),  # PEP 695 type alias
+    (re.compile(r"\s*(async\s+)?(def|class)\s+[A-Za-z_]\w*\s*\["), (3, 12)),  # PEP 695 generics
+    (re.compile(r"\s*except\*?\s+[^(:]+,[^:]*:"), (3, 14)),  # PEP 758 except without parentheses
+)
+
+
+def _newer_syntax(text: str, exc: SyntaxError) -> str:
+    """A hint when the failing line is syntax of a newer Python than the one finlint runs on:
+    the file is valid there, and running finlint on the project's Python reads it."""
+    import sys
+
+    lines = text.splitlines()
+    if not exc.lineno or not 1 <= exc.lineno <= len(lines):
+        return ""
+    line = lines[exc.lineno - 1]
+    for pattern, version in _NEWER_SYNTAX:
+        if sys.version_info[:2] < version and pattern.match(line):
+            need = ".".join(map(str, version))
+            here = ".".join(map(str, sys.version_info[:2]))
+            return f" (Python {need}+ syntax: finlint runs on Python {here}; run it on the project's Python)"
+    return ""
 
 
 def _looks_like_python2(msg: str) -> bool:
