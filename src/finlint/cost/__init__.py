@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Callable, Iterable
 
-from finlint.cost.alternatives import price_alternatives
+from finlint.cost.alternatives import on_branches, price_alternatives
 from finlint.cost.bounds import finite_cost
 from finlint.cost.common import CostContext, CostSettings, brief_text, per_launch_note, unpriced_brief
 from finlint.cost.pricing import PricingError
@@ -56,6 +56,7 @@ def price_findings(
 def _total(model: ModelFn, finding: Finding, ctx: CostContext) -> Cost:
     """Every model is total: an arithmetic blow-up or an absurd figure is 'not priced', with why.
     A record with alternatives is priced at its cheapest alternative (a lower bound, said so)."""
+    finding = on_branches(finding)  # a finding on some branches only: priced on those
     cost = price_alternatives(finding, lambda variant: _one(model, variant, ctx))
     return cost if cost is not None else _one(model, finding, ctx)
 

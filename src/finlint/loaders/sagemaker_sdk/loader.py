@@ -408,13 +408,8 @@ def _to_record(
         runs = _ir_value("instance_count", launch.runs[0])
         values["runs_multiplier"] = 1 if runs is None else runs
         attr_lines["runs_multiplier"] = line_map(launch.runs[1])
-    spot = values.get("spot")
-    never_on = isinstance(spot, Alternatives) and True not in spot.options  # False or unset
-    no_checkpoint = "checkpoint_s3_uri" not in values and "spot" not in launch.opaque
-    if isinstance(spot, Unknown) and not never_on and no_checkpoint:
-        # Spot on a flag, no checkpoint on any branch: a real bug whenever the flag is on.
-        extra["spot_conditional"] = spot.reason
-        values["spot"] = True
+    # spot on one branch (or an unresolved flag) stays as it is: FIN201 and FIN101 decide on
+    # branches by one rule (engine.facts.on_a_branch), never this loader
     return TrainingJob(
         address=address,
         location=location,
