@@ -90,7 +90,7 @@ def load_structured(path: Path, display: str, text: str, options: dict[str, Any]
         if module is None:
             continue
         claimed = True
-        ctx = DocContext(file=display, lines=lines, doc_index=index, options=options)
+        ctx = DocContext(file=display, lines=lines, doc_index=index, options=options, path=path)
         try:
             result.extend(module.load(doc, ctx))
         except RecursionError:
