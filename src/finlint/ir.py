@@ -490,6 +490,9 @@ class Volume(Record):
     storage_class: Maybe[str] = None
     provisioner: Maybe[str] = None  # StorageClass provisioner / PV CSI driver
     volume_name: Maybe[str] = None  # PVC spec.volumeName (bound PV)
+    #: PV ``spec.claimRef`` (the claim it is reserved for): name and namespace
+    claim_ref: Maybe[str] = None
+    claim_ref_namespace: Maybe[str] = None
     capacity_gb: Maybe[float] = None
     file_system_ref: Maybe[str] = None  # EFS file system id or logical id
     root_path: Maybe[str] = None  # access point root directory
