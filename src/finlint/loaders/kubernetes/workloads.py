@@ -13,7 +13,7 @@ import posixpath
 import re
 from typing import Any, Iterator, NamedTuple
 
-from finlint.ir import CheckpointPath, EnvFrom, Maybe, Mount, PendingEnv, Record, Volume
+from finlint.ir import CheckpointPath, EnvFrom, Maybe, Mount, PendingEnv, Record, RunsScript, Volume
 from finlint.loaders.common import dotenv
 from finlint.loaders.common.dotenv import envsubst
 from finlint.loaders.common.shellwords import CHECKPOINT_WORD, VAR, checkpoint_flag_paths, expand
@@ -219,6 +219,24 @@ def _checkpoint_paths(d: Doc, container: Node) -> list[CheckpointPath]:
     return found
 
 
+def _scripts_run(d: Doc, container: Node) -> list[RunsScript]:
+    """The ``.py`` script a container's command runs (``python train.py``, ``torchrun ...
+    train.py``, ``bash -c "python /app/train.py --lr 1e-4"``) and the ``--options`` it passes."""
+    words: list[tuple[str, int]] = []
+    for key in ("command", "args"):
+        for _i, item, line in items(container, key):
+            if isinstance(item, str):
+                words += [(w.strip("'\";&|"), line) for w in item.split()[:200]]
+    out: list[RunsScript] = []
+    for index, (word, line) in enumerate(words):
+        if word.endswith(".py") and not word.startswith("-") and "$" not in word:
+            rest = [w for w, _l in words[index + 1 :]]
+            end = next((i for i, w in enumerate(rest) if w.endswith(".py")), len(rest))
+            given = tuple(dict.fromkeys(w.split("=", 1)[0] for w in rest[:end] if w.startswith("-")))
+            out.append(RunsScript(word, d.line(line), given))
+    return out
+
+
 def _dotenv(d: Doc, container: Node) -> dict[str, str]:
     """The ``.env`` beside the manifest (:mod:`finlint.loaders.common.dotenv`), read only when
     the container's env, command or args hold a ``$`` placeholder."""
@@ -280,6 +298,7 @@ def load_workload(d: Doc) -> list[Record]:
     }
     pod_paths: list[str] = []
     env_from_entries: list[EnvFrom] = []
+    runs_scripts: list[RunsScript] = []
     for path, pod in _pod_specs(d.spec, "spec"):
         pod_paths.append(path)
         volumes = {v.get("name"): v for _i, v, _l in items(pod, "volumes") if isinstance(v, dict)}
@@ -288,6 +307,7 @@ def load_workload(d: Doc) -> list[Record]:
                 if not isinstance(container, dict):
                     continue
                 checkpoint_paths += _checkpoint_paths(d, container)
+                runs_scripts += _scripts_run(d, container)
                 from_maps = env_from(d, container)
                 if from_maps is not None:
                     env_from_entries.append(from_maps)
@@ -323,6 +343,7 @@ def load_workload(d: Doc) -> list[Record]:
                 checkpoint_paths=tuple(checkpoint_paths),
                 env_from=tuple(env_from_entries),
                 inputs=_dotenv_inputs(d, checkpoint_paths),
+                runs_scripts=tuple(runs_scripts),
             )
         )
     records += _template_claims(d, claim_templates)
