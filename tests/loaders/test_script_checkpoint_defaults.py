@@ -97,7 +97,7 @@ def test_the_default_reaches_a_container_that_runs_the_script_without_the_option
     (path,) = volume.checkpoint_paths
     assert path.path == "/efs/checkpoints" and path.line == 11
     assert "argparse default of --checkpoint-dir in " in path.source and "train.py:5" in path.source
-    assert str(tmp_path / "src" / "train.py") in volume.via
+    assert str(tmp_path / "src" / "train.py") in volume.inputs  # a changed script reports it
     (finding,) = result.findings
     assert finding.line == 11 and "'/efs/checkpoints'" in finding.message
 

@@ -138,7 +138,7 @@ def _script_for(word: str, near: str, scripts: dict[str, TrainingScript]) -> Tra
 def link_script_defaults(records: list[Record]) -> list[Record]:
     """A container that runs a scanned script without its checkpoint option checkpoints to the
     option's argparse default: added to ``Volume.checkpoint_paths`` at the command's line, the
-    script's file in ``Volume.via`` (changed-file context)."""
+    script's file in ``Record.inputs`` (a changed script reports the workload's findings)."""
     scripts = {posixpath.normpath(r.location.file): r for r in records if isinstance(r, TrainingScript)}
     if not scripts:
         return records
@@ -146,7 +146,7 @@ def link_script_defaults(records: list[Record]) -> list[Record]:
     for r in records:
         if isinstance(r, Volume) and r.runs_scripts:
             added: list[CheckpointPath] = []
-            via: list[str] = []
+            inputs: list[str] = []
             for run in r.runs_scripts:
                 script = _script_for(run.script, r.location.file, scripts)
                 if script is None:
@@ -157,12 +157,12 @@ def link_script_defaults(records: list[Record]) -> list[Record]:
                     where = f"{script.location.file}:{arg.line}"
                     source = f"argparse default of {arg.options[0]} in {where} (not given by the command)"
                     added.append(CheckpointPath(arg.default, run.line, source))
-                    via.append(script.location.file)
+                    inputs.append(script.location.file)
             if added:
                 r = replace(
                     r,
                     checkpoint_paths=(*r.checkpoint_paths, *added),
-                    via=tuple(dict.fromkeys((*r.via, *via))),
+                    inputs=tuple(dict.fromkeys((*r.inputs, *inputs))),
                 )
         out.append(r)
     return out
