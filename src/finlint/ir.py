@@ -11,6 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, ClassVar, Iterable, Mapping, TypeVar, Union
 
+# side records of Kubernetes workloads, part of the IR (re-exported)
+from finlint.ir_workloads import CheckpointPath as CheckpointPath
+from finlint.ir_workloads import EnvFrom as EnvFrom
+from finlint.ir_workloads import PendingEnv as PendingEnv
+from finlint.ir_workloads import RunsScript as RunsScript
+from finlint.ir_workloads import ScriptArg as ScriptArg
+
 
 class Unknown:
     """A value that exists in the source but cannot be resolved statically."""
@@ -461,41 +468,6 @@ class Mount:
     via: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
-class CheckpointPath:
-    """A path a container is told to checkpoint to (``--checkpoint-dir=/state/ckpt``,
-    ``CHECKPOINT_DIR``): the storage rules check whether it lies under an EFS mount."""
-
-    path: str
-    line: int | None
-    source: str  # how it was found, with any expansion chain (``env CKPT=$(ROOT)/x -> /efs/x``)
-
-
-@dataclass(frozen=True)
-class PendingEnv:
-    """A container text still holding variables once its own ``env`` is expanded (an env value,
-    a ``command``/``args`` word): ``linking.env`` expands it with the ``envFrom`` ConfigMaps."""
-
-    text: str  # expanded as far as the container's own env goes
-    raw: str  # as written
-    label: str  # ``env NAME``, ``command`` or ``args``
-    line: int | None
-
-
-@dataclass(frozen=True)
-class EnvFrom:
-    """One container's ``envFrom`` ConfigMaps and what they may expand (Kubernetes loader ->
-    ``linking.env``)."""
-
-    config_maps: tuple[str, ...]
-    line: int
-    env: tuple[str, ...] = ()  # names the container's own ``env`` defines (they win)
-    pending: tuple[PendingEnv, ...] = ()
-    #: keys of ``config_maps`` the container runs as scripts (a ConfigMap volume's file named in
-    #: its ``command``/``args``): their ``export CKPT_DIR=/x`` lines and checkpoint flags, not env
-    scripts: tuple[str, ...] = ()
-
-
 #: Volume.volume_kind values.
 VOLUME_KINDS = ("pvc", "pv", "storage-class", "workload", "efs-access-point", "efs-mount-target")
 
@@ -514,6 +486,9 @@ class Volume(Record):
     storage_class: Maybe[str] = None
     provisioner: Maybe[str] = None  # StorageClass provisioner / PV CSI driver
     volume_name: Maybe[str] = None  # PVC spec.volumeName (bound PV)
+    #: PV ``spec.claimRef`` (the claim it is reserved for): name and namespace
+    claim_ref: Maybe[str] = None
+    claim_ref_namespace: Maybe[str] = None
     capacity_gb: Maybe[float] = None
     file_system_ref: Maybe[str] = None  # EFS file system id or logical id
     root_path: Maybe[str] = None  # access point root directory
@@ -528,6 +503,8 @@ class Volume(Record):
     #: workloads: paths the containers checkpoint to (``linking.env`` adds the envFrom ones)
     checkpoint_paths: tuple[CheckpointPath, ...] = ()
     env_from: tuple[EnvFrom, ...] = ()  # workloads: containers' envFrom still to expand (linking)
+    #: workloads: the Python scripts containers run (linking adds their argparse checkpoint defaults)
+    runs_scripts: tuple[RunsScript, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -582,10 +559,28 @@ class ConfigMap(Record):
     data: Mapping[str, str] = field(default_factory=dict)
 
 
-RECORD_TYPES: dict[str, type[Record]] = {
-    cls.KIND: cls
-    for cls in (TrainingJob, ComputePool, Notebook, FileSystem, Volume, Bucket, DataLoader, ConfigMap)
-}
+@dataclass(frozen=True)
+class TrainingScript(Record):
+    """A Python script's argparse checkpoint options with a path default (no rule reads it: the
+    linking pass gives the defaults to the containers that run the script without the option)."""
+
+    KIND: ClassVar[str] = "training_script"
+
+    checkpoint_args: tuple[ScriptArg, ...] = ()
+
+
+_KINDS = (
+    TrainingJob,
+    ComputePool,
+    Notebook,
+    FileSystem,
+    Volume,
+    Bucket,
+    DataLoader,
+    ConfigMap,
+    TrainingScript,
+)
+RECORD_TYPES: dict[str, type[Record]] = {cls.KIND: cls for cls in _KINDS}
 
 
 @dataclass

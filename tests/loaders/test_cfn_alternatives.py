@@ -455,9 +455,12 @@ def test_fin101_decided_on_a_runtime_set_on_both_branches(tmp_path: Path) -> Non
     assert result.findings == [] and result.undetermined == []
 
 
-def test_fin101_undetermined_when_one_branch_removes_the_runtime(tmp_path: Path) -> None:
+def test_fin101_fires_on_the_branch_that_removes_the_runtime(tmp_path: Path) -> None:
+    """A runtime set on one branch only: the other runs with none, as FIN201 decides spot on one
+    branch (``engine.facts.on_a_branch``); the message names the branch."""
     text = state_machine_template("!If [Big, 3600, !Ref AWS::NoValue]")
     result = scan_files(tmp_path, {"t.yaml": text}, select=("FIN101",))
-    assert result.findings == []
-    (entry,) = result.undetermined
-    assert "3,600 or unset" in entry.reasons[0]
+    (finding,) = result.findings
+    where = "(on a branch where no max runtime is set: Fn::If on condition Big"
+    assert f"sets no max runtime {where}" in finding.message
+    assert result.undetermined == []

@@ -516,7 +516,7 @@ def test_persistent_volume_claim_ref_and_capacity() -> None:
     )
     assert pv.capacity_gb == 5.0 and pv.line_of("capacity_gb") == 7
     assert pv.storage_class == "efs-static" and pv.line_of("storage_class") == 8
-    assert pv.extra["claim_ref"] == {"namespace": "training", "name": "ckpt"}
+    assert pv.claim_ref == "ckpt" and pv.claim_ref_namespace == "training" and pv.line_of("claim_ref") == 11
     assert pv.line_of("is_efs") == 13
 
 

@@ -351,7 +351,7 @@ def test_get_default_is_never_assumed_on_an_unknown_mapping(tmp_path: Path) -> N
     )
     job = one(tmp_path, {"launch.py": code})
     # Unknown, never the default False: spot on a flag with no checkpoint is FIN201's case.
-    assert "default is not assumed" in job.extra["spot_conditional"]
+    assert isinstance(job.spot, Unknown) and "default is not assumed" in job.spot.reason
     assert job.max_runtime_s == 7200  # vars(args) is known: the argparse default
     assert job.max_wait_s == 100  # not an argument: getattr's default on a known namespace
 

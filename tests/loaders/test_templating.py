@@ -107,6 +107,7 @@ def test_templated_fixtures_fire_on_their_literals() -> None:
         ("FIN301", "nodepool.yaml.tpl", 9),  # p5 literal, no limits; a zone placeholder does not hide it
         ("FIN304", "nodepool.yaml.tpl", 9),  # the same pool: accelerated types and no limits
         ("FIN401", "job-envsubst.yaml", 32),  # the mount, linked through run-${RUN_ID}-state
+        ("FIN401", "pytorchjob.yaml", 23),  # envsubst-dotenv/: --ckpt-path ${CKPT_DIR}, from its .env
         ("FIN401", "training.yml.j2", 2),
         ("FIN401", "training.yml.j2", 14),
         ("FIN401", "training.yml.j2", 43),  # linked through {{ run_name }}-checkpoints(-pv)

@@ -81,6 +81,23 @@ def test_not_priced_shows_the_reason_briefly() -> None:
     assert "    cost: not priced: ml.x9.huge is not in the price snapshot\n" in _text(_finding(cost))
 
 
+def test_an_unpriced_cost_says_not_priced_once(tmp_path: Path) -> None:
+    """A Batch GPU job definition with no instance type: the brief is the reason, the line labels it."""
+    (tmp_path / "main.tf").write_text(
+        'resource "aws_batch_job_definition" "train" {\n'
+        '  name = "train"\n'
+        '  type = "container"\n'
+        "  container_properties = jsonencode({\n"
+        '    image = "train:latest"\n'
+        '    resourceRequirements = [{ type = "GPU", value = "8" }]\n'
+        "  })\n"
+        "}\n"
+    )
+    out = CliRunner().invoke(main, ["scan", str(tmp_path), "--no-color"]).output
+    assert "    cost: not priced: instance type unknown or unresolved\n" in out, out
+    assert out.count("not priced") == 1, out
+
+
 def test_suppressed_and_baseline_findings_are_one_line() -> None:
     out = _text(_finding(_cost(), suppressed="sized on purpose"), _finding(_cost(), baseline=True))
     assert "cost:" not in out

@@ -147,3 +147,92 @@ def test_space_separated_flag_under_a_claim_efs_by_name(tmp_path: Path) -> None:
         in finding.message
     )
     assert "EFS by name only" in finding.message
+
+
+STATIC_PV = """\
+apiVersion: v1
+kind: PersistentVolume
+metadata:
+  name: ckpt-pv
+spec:
+  capacity:
+    storage: 500Gi
+  storageClassName: ""
+  claimRef:
+    namespace: default
+    name: ckpt-claim
+  csi:
+    driver: efs.csi.aws.com
+    volumeHandle: fs-12345678
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata:
+  name: ckpt-claim
+spec:
+  storageClassName: ""
+  resources:
+    requests:
+      storage: 500Gi
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata:
+  name: data-claim
+spec:
+  storageClassName: efs-sc
+  resources:
+    requests:
+      storage: 5000Gi
+---
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata:
+  name: efs-sc
+provisioner: efs.csi.aws.com
+---
+apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata:
+  name: train
+spec:
+  pytorchReplicaSpecs:
+    Worker:
+      replicas: 2
+      template:
+        spec:
+          containers:
+            - name: pytorch
+              image: img
+              volumeMounts:
+                - name: data
+                  mountPath: /mnt/data
+                - name: ck
+                  mountPath: /mnt/ckpt
+          volumes:
+            - name: data
+              persistentVolumeClaim:
+                claimName: data-claim
+            - name: ck
+              persistentVolumeClaim:
+                claimName: ckpt-claim
+"""
+
+
+def test_a_pv_reserved_by_claim_ref_links_its_claim_and_is_one_bill(tmp_path: Path) -> None:
+    """Static provisioning: the PV names its claim (spec.claimRef), the claim names no class and
+    no volumeName. The claim and the job mounting it are on EFS through the PV; the PV, the
+    claim and the job are one bill, sized from the checkpoint claim, not the dataset's."""
+    result = scan_files(tmp_path, {"storage.yaml": STATIC_PV}, ("FIN401",))
+    by_resource = {f.resource: f for f in result.findings}
+    assert set(by_resource) == {
+        "PersistentVolume/ckpt-pv",
+        "PersistentVolumeClaim/default/ckpt-claim",
+        "PyTorchJob/default/train",
+    }
+    costs = {r: f.cost for r, f in by_resource.items()}
+    assert all(c is not None for c in costs.values())
+    counted = [r for r, c in costs.items() if c is not None and "counted_in" not in c.assumptions]
+    assert counted == ["PersistentVolumeClaim/default/ckpt-claim"]
+    claim_cost = costs["PersistentVolumeClaim/default/ckpt-claim"]
+    assert claim_cost is not None and claim_cost.assumptions["checkpoint_gb"] == 500

@@ -22,7 +22,8 @@ findings the given files are part of.
   directory with a ``Chart.yaml``), the launchers that read a changed config file or import
   a changed module (from anywhere in the repository: :meth:`RepoIndex.importers`), and the
   launchers that run a changed training script (its ``entry_point``/``source_dir``: FIN601
-  needs the job's instance type).
+  needs the job's instance type), and the manifests a changed ``.env`` (envsubst) or training
+  script (an argparse checkpoint default) sets container checkpoint paths for, with their storage.
 * **What is reported**: a finding whose location is in a given file, or whose chain includes a
   given file: its ``chain_files`` (from the linking pass), ``record.inputs``
   (files a loader read the record's values from: config files, SDK defaults), or the

@@ -243,6 +243,44 @@ def training_script_launchers(given: Sequence[Path], index: RepoIndex) -> Iterat
             folder = folder.parent
 
 
+def manifest_inputs(given: Sequence[Path], index: RepoIndex) -> Iterator[Path]:
+    """The manifests whose container values a changed file sets, with their storage context: a
+    changed ``.env`` -> the templated (``${``) manifests in its folder (envsubst fills them from
+    it, :mod:`finlint.loaders.common.dotenv`); a changed Python script with an argparse checkpoint
+    option -> the manifests that name it in a command (its default is their checkpoint path)."""
+    envs = [p for p in given if p.name == ".env"]
+    scripts: list[Path] = []
+    for path in given:
+        if path.suffix == ".py":
+            try:
+                text = path.read_text("utf-8", errors="replace")[:MAX_SNIFF_BYTES]
+            except OSError:
+                continue
+            if "add_argument" in text and re.search(r"(?i)checkpoint|ckpt", text):
+                scripts.append(path)
+    if not envs and not scripts:
+        return
+    folders = {p.parent for p in envs}
+    names = {p.name for p in scripts}
+    found: list[Path] = []
+    for candidate in index.entries(STRUCTURED):
+        path = Path(candidate)
+        if path in given:
+            continue
+        in_folder = path.parent in folders
+        if not in_folder and not names:
+            continue
+        try:
+            text = path.read_text("utf-8", errors="replace")[:MAX_SNIFF_BYTES]
+        except OSError:
+            continue
+        if (in_folder and "${" in text) or any(name in text for name in names):
+            found.append(path)
+    yield from found
+    if found:
+        yield from kubernetes_storage(found, index)  # their claims and classes, as for a given manifest
+
+
 #: The context providers, in order. A new format adds its hook here.
 _TRAINING_KIND = re.compile(
     r"^kind:\s*['\"]?(?:PyTorchJob|TFJob|MPIJob|XGBoostJob|PaddleJob|JAXJob|TrainJob|JobSet|RayJob|Job|"
@@ -306,4 +344,5 @@ HOOKS: tuple[ContextHook, ...] = (
     helm_chart,
     python_launchers,
     training_script_launchers,
+    manifest_inputs,
 )

@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Callable, Iterable
 
-from finlint.cost.alternatives import price_alternatives
+from finlint.cost.alternatives import on_branches, price_alternatives
 from finlint.cost.bounds import finite_cost
-from finlint.cost.common import CostContext, CostSettings, brief_text, per_launch_note
+from finlint.cost.common import CostContext, CostSettings, brief_text, per_launch_note, unpriced_brief
 from finlint.cost.pricing import PricingError
 from finlint.cost.usage import UsageFileError
 from finlint.finding import Cost, CountedOnce, Finding
@@ -47,7 +47,7 @@ def price_findings(
         f.cost = _total(model, f, ctx)
         _per_launch(f)
         if f.cost.monthly_usd is None and f.cost.reason:  # every unpriced figure says why, briefly
-            f.cost.brief = brief_text(f"not priced: {f.cost.reason}")
+            f.cost.brief = unpriced_brief(f.cost.reason)
     _count_storage_once(findings)
     where = str(ctx.pricing_file) if ctx.pricing_file else "finlint:pricing"
     return [Notice(where, 1, f"cost: {text}") for text in ctx.notices()]
@@ -56,6 +56,7 @@ def price_findings(
 def _total(model: ModelFn, finding: Finding, ctx: CostContext) -> Cost:
     """Every model is total: an arithmetic blow-up or an absurd figure is 'not priced', with why.
     A record with alternatives is priced at its cheapest alternative (a lower bound, said so)."""
+    finding = on_branches(finding)  # a finding on some branches only: priced on those
     cost = price_alternatives(finding, lambda variant: _one(model, variant, ctx))
     return cost if cost is not None else _one(model, finding, ctx)
 

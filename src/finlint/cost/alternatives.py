@@ -5,6 +5,9 @@ options is a run the finding is about. The figure is the **cheapest** combinatio
 bound, said so in the basis (combinations are taken independently, so some may never run
 together, which can only lower the minimum). When any combination cannot be priced, or there are
 too many, the finding is not priced: never a figure for a branch that may not run.
+
+A finding that holds on some branches only (:class:`~finlint.domain.branches.OnBranches`: spot
+on one branch, no checkpoint on any) is priced on those branches: :func:`on_branches` first.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from dataclasses import replace
 from typing import Any, Callable
 
 from finlint.cost.common import brief_text
+from finlint.domain.branches import OnBranches
 from finlint.finding import Cost, Finding
 from finlint.ir import Alternatives
 
@@ -21,6 +25,22 @@ from finlint.ir import Alternatives
 MAX_COMBINATIONS = 16
 
 Pricer = Callable[[Finding], Cost]
+
+
+def on_branches(finding: Finding) -> Finding:
+    """The finding with its record restricted to the branches it holds on (one value: that
+    value; several: alternatives of them); unchanged when it holds on every branch."""
+    record = finding.record
+    restricted: dict[str, object] = {}
+    for branch in finding.evidence:
+        if isinstance(branch, OnBranches) and branch.options:
+            options = branch.options
+            restricted[branch.field] = (
+                options[0] if len(options) == 1 else Alternatives(branch.reason, options)
+            )
+    if record is None or not restricted:
+        return finding
+    return replace(finding, record=record.with_changes(**restricted))
 
 
 def price_alternatives(finding: Finding, price: Pricer) -> Cost | None:

@@ -146,6 +146,12 @@ def brief_text(text: str) -> str:
     return cut + "…"
 
 
+def unpriced_brief(reason: str) -> str:
+    """The brief of a figure that is not priced: the reason alone, since every report labels the
+    line "not priced" itself (a brief that said it too printed the words twice)."""
+    return brief_text(reason)
+
+
 def unpriced(kind: str, reason: str, basis: str = "", **assumptions: Any) -> Cost:
     """A finding that cannot be priced: ``cost: null`` with the reason, never a guess."""
     return Cost(
@@ -155,7 +161,7 @@ def unpriced(kind: str, reason: str, basis: str = "", **assumptions: Any) -> Cos
         basis or f"Not priced: {reason}.",
         dict(assumptions),
         reason=reason,
-        brief=brief_text(f"not priced: {reason}"),
+        brief=unpriced_brief(reason),
     )
 
 
@@ -305,6 +311,7 @@ __all__ = [
     "runs_per_month",
     "spot_rate",
     "unpriced",
+    "unpriced_brief",
     "usd",
     "warm_pool_hours",
 ]

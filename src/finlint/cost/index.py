@@ -95,6 +95,19 @@ class RecordIndex:
                     return pvc.address
         if isinstance(rec, Volume) and rec.volume_kind == "pv" and isinstance(rec.name, str):
             bound = self._claims_by_volume_name().get(rec.name)
+            if bound is None and isinstance(rec.claim_ref, str):  # the claim its claimRef reserves it for
+                bound = next(
+                    (
+                        pvc
+                        for pvc in self._claims([rec.claim_ref])
+                        if pvc.volume_name is None
+                        and (
+                            not isinstance(rec.claim_ref_namespace, str)
+                            or rec.claim_ref_namespace == (pvc.namespace or "default")
+                        )
+                    ),
+                    None,
+                )
             if bound is not None:
                 return bound.address
         return rec.address

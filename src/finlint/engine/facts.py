@@ -13,9 +13,11 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from finlint.domain import catalog
+from finlint.domain.branches import OnBranches, branches_where
 from finlint.domain.sagemaker import runtime_cap
 from finlint.ir import (
     UNCAPPED_LAUNCHERS,
+    Alternatives,
     ComputePool,
     Record,
     TrainingJob,
@@ -130,6 +132,33 @@ def uses_reserved_capacity(record: Record) -> Any:
             return False
         return bool(types) and all(t in ("capacity-block", "reserved") for t in types)
     return False
+
+
+def on_a_branch(
+    record: Record, field_name: str, holds: Callable[[Any], bool], phrase: str, domain: tuple[Any, ...] = ()
+) -> Any:
+    """Evidence that a leak holds where ``field_name`` takes a value ``holds`` accepts, on at
+    least one branch of the conditional that sets it (:mod:`finlint.domain.branches`): the one
+    rule FIN101 and FIN201 decide by. Its text is "" when every branch leaks, else says on which
+    (``phrase``: "spot is on"); None when no branch does; the Unknown when the values are not known."""
+    value = getattr(record, field_name, None)
+    found = branches_where(value, holds, domain)
+    if isinstance(found, Unknown):
+        return found
+    hits, every = found
+    if not hits:
+        return None
+    line = record.line_of(field_name)
+    if every:
+        return Evidence("", line)
+    if all(
+        hit is None for hit in hits
+    ):  # unset there: the rule's own place (the call), not another branch's line
+        line = record.location.line
+    assert isinstance(value, Unknown)  # some values, not all: the setting was not known
+    where = "on a branch where" if isinstance(value, Alternatives) else "if"
+    text = f" ({where} {phrase}: {value.reason})"
+    return Evidence(text, line, data=OnBranches(field_name, hits, value.reason))
 
 
 # --- compute pools ---------------------------------------------------------------------------

@@ -311,22 +311,36 @@ def _fin401(policy: Policy, source: Source) -> Translation | None:
     return None
 
 
-#: FIN201's managed-spot branch: its other branch (``capacity_spot``, spot capacity outside
-#: SageMaker) is set only on Kubernetes training launchers, none of which checkov judges.
-_FIN201_MANAGED_SPOT = {"all": [{"is_true": "spot"}, {"missing": "checkpoint_s3_uri"}]}
+#: What a rule deciding on branches (``engine.facts.on_a_branch``) checks on one known value: checkov
+#: judges one rendered value per attribute and leaves out what it cannot render, so no branches.
+_ON_ONE_VALUE: dict[str, dict[str, Any]] = {
+    "FIN101": {"missing": "max_runtime_s"},
+    "FIN201": {"all": [{"is_true": "spot"}, {"missing": "checkpoint_s3_uri"}]},
+}
 
 
-def _fin201(policy: Policy, source: Source) -> Translation | None:
-    if source.fields is None or source.kind != "training_job":
+def _on_one_value(policy: Policy, source: Source) -> Translation | None:
+    if source.fields is None:
         return None
+    if policy.condition_for(source.kind) is None:
+        return NOT_APPLICABLE
     try:
-        return Translation("full", translate(_FIN201_MANAGED_SPOT, policy, source, policy.params))
+        block = translate(_ON_ONE_VALUE[policy.id], policy, source, policy.params)
     except Untranslatable as exc:
         return Translation("nothing", None, f"not expressible in checkov: {exc}")
+    if policy.id == "FIN201":
+        note = "finlint also fires on a spot flag it cannot resolve (it may be on); checkov leaves those out"
+        return Translation("weaker", block, note, sound=True)
+    return Translation("full", block)
 
 
 #: Rules whose conditions use computed facts: a translation per resource type (None: generic).
-HAND: dict[str, HandFn] = {"FIN201": _fin201, "FIN301": _fin301, "FIN401": _fin401}
+HAND: dict[str, HandFn] = {
+    "FIN301": _fin301,
+    "FIN401": _fin401,
+    "FIN101": _on_one_value,
+    "FIN201": _on_one_value,
+}
 
 
 def translate_source(policy: Policy, source: Source) -> Translation:

@@ -11,7 +11,17 @@ import posixpath
 from dataclasses import replace
 from typing import Any
 
-from finlint.ir import ConfigMap, FileSystem, Mount, Record, TrainingJob, Unknown, Volume, is_unknown
+from finlint.ir import (
+    ConfigMap,
+    FileSystem,
+    Mount,
+    Record,
+    TrainingJob,
+    TrainingScript,
+    Unknown,
+    Volume,
+    is_unknown,
+)
 from finlint.linking.storage import link_storage
 
 EFS_DRIVERS = ("efs.csi.aws.com",)
@@ -81,6 +91,10 @@ def link(records: list[Record]) -> list[Record]:
         from finlint.linking.env import link_env_from
 
         records = link_env_from(records)
+    if any(isinstance(r, TrainingScript) for r in records):
+        from finlint.linking.entrypoints import link_script_defaults
+
+        records = link_script_defaults(records)
     volumes = [r for r in records if isinstance(r, Volume)]
     efs_files: dict[str, str] = {}
     for r in records:
@@ -101,12 +115,29 @@ def link(records: list[Record]) -> list[Record]:
             name = template_key(pv.name, pv.location.file) or str(pv.name)
             linked_pvs.setdefault(name, []).append(linked.get(id(pv), pv))
 
+    # a PV reserved for a claim by its spec.claimRef (static provisioning, storageClassName "")
+    reserved: dict[str, list[Volume]] = {}
+    for pvs in linked_pvs.values():
+        for pv in pvs:
+            if isinstance(pv.claim_ref, str):
+                reserved.setdefault(pv.claim_ref, []).append(pv)
+
     def pvc_is_efs(pvc: Volume) -> tuple[Any, tuple[str, ...]]:
         if pvc.is_efs is not None:
             return pvc.is_efs, pvc.via
         volume = template_key(pvc.volume_name, pvc.location.file) or pvc.volume_name
         if isinstance(volume, str) and volume in linked_pvs:
             pv = _pick(linked_pvs[volume], None, pvc.location.file)
+            if pv is not None:
+                return pv.is_efs, _chain((pv.location.file,), pv.via)
+        if pvc.volume_name is None and isinstance(pvc.name, str):
+            candidates = [
+                pv
+                for pv in reserved.get(pvc.name, [])
+                if not isinstance(pv.claim_ref_namespace, str)
+                or pv.claim_ref_namespace == (pvc.namespace or "default")
+            ]
+            pv = _pick(candidates, None, pvc.location.file)
             if pv is not None:
                 return pv.is_efs, _chain((pv.location.file,), pv.via)
         return _class_is_efs(classes, pvc.storage_class, pvc.location.file)

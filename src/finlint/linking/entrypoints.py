@@ -18,7 +18,7 @@ import posixpath
 from dataclasses import replace
 
 from finlint.domain.catalog import gpu_of_instance
-from finlint.ir import DataLoader, Record, TrainingJob
+from finlint.ir import CheckpointPath, DataLoader, Record, TrainingJob, TrainingScript, Volume
 
 
 def _script_path(job: TrainingJob) -> str | None:
@@ -110,4 +110,59 @@ def link_warm_pools(records: list[Record]) -> list[Record]:
                 job = records[index]
                 assert isinstance(job, TrainingJob)
                 out[index] = replace(job, warm_pool_peers=len(indexes) - 1)
+    return out
+
+
+def _script_for(word: str, near: str, scripts: dict[str, TrainingScript]) -> TrainingScript | None:
+    """The scanned script a container's command word names: the path beside the manifest when
+    the word is relative, else the one file whose path ends with the most of the word's parts
+    (``/workspace/src/train.py`` -> ``.../src/train.py``); None when two are equally close."""
+    beside = posixpath.normpath(posixpath.join(posixpath.dirname(near), word))
+    if not word.startswith("/") and beside in scripts:
+        return scripts[beside]
+    parts = [p for p in word.split("/") if p not in ("", ".")]
+    best: list[TrainingScript] = []
+    best_depth = 0
+    for path, script in scripts.items():
+        theirs = path.split("/")
+        depth = 0
+        while depth < len(parts) and depth < len(theirs) and parts[-1 - depth] == theirs[-1 - depth]:
+            depth += 1
+        if depth and depth > best_depth:
+            best, best_depth = [script], depth
+        elif depth and depth == best_depth:
+            best.append(script)
+    return best[0] if len(best) == 1 else None
+
+
+def link_script_defaults(records: list[Record]) -> list[Record]:
+    """A container that runs a scanned script without its checkpoint option checkpoints to the
+    option's argparse default: added to ``Volume.checkpoint_paths`` at the command's line, the
+    script's file in ``Record.inputs`` (a changed script reports the workload's findings)."""
+    scripts = {posixpath.normpath(r.location.file): r for r in records if isinstance(r, TrainingScript)}
+    if not scripts:
+        return records
+    out: list[Record] = []
+    for r in records:
+        if isinstance(r, Volume) and r.runs_scripts:
+            added: list[CheckpointPath] = []
+            inputs: list[str] = []
+            for run in r.runs_scripts:
+                script = _script_for(run.script, r.location.file, scripts)
+                if script is None:
+                    continue
+                for arg in script.checkpoint_args:
+                    if any(option in run.given for option in arg.options):
+                        continue  # the command sets it: its own path, if any, is already read
+                    where = f"{script.location.file}:{arg.line}"
+                    source = f"argparse default of {arg.options[0]} in {where} (not given by the command)"
+                    added.append(CheckpointPath(arg.default, run.line, source))
+                    inputs.append(script.location.file)
+            if added:
+                r = replace(
+                    r,
+                    checkpoint_paths=(*r.checkpoint_paths, *added),
+                    inputs=tuple(dict.fromkeys((*r.inputs, *inputs))),
+                )
+        out.append(r)
     return out

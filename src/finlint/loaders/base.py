@@ -38,6 +38,9 @@ class DocContext:
     line_offset: int = 0
     address_prefix: str = ""  # e.g. "kubectl_manifest.nodepool/" for embedded objects
     options: dict[str, Any] = field(default_factory=dict)
+    #: the file on disk, for the files beside it a document's values come from (a ``.env``);
+    #: None for embedded documents
+    path: Path | None = None
 
     def line(self, n: int) -> int:
         return n + self.line_offset

@@ -90,31 +90,71 @@ def load_structured(path: Path, display: str, text: str, options: dict[str, Any]
         if module is None:
             continue
         claimed = True
-        ctx = DocContext(file=display, lines=lines, doc_index=index, options=options)
+        ctx = DocContext(file=display, lines=lines, doc_index=index, options=options, path=path)
         try:
             result.extend(module.load(doc, ctx))
         except RecursionError:
             result.errors.append(LoadError(display, getattr(doc, "line", 1), "document is nested too deeply"))
-    if not claimed and _orphan_values(path, text):
-        result.notices.append(Notice(display, 1, ORPHAN_VALUES))
+    if not claimed:
+        orphan = orphan_values_notice(path, display, text)
+        if orphan is not None:
+            result.notices.append(orphan)
     return result
 
 
 #: A Helm values file no chart in the scan is rendered with (a chart's example values, the
 #: values of a chart kept elsewhere): never silently skipped.
 ORPHAN_VALUES = (
-    "Helm values file that no chart in the scan is rendered with: its accelerator and instance "
-    "settings are undetermined (what they configure is in the chart's templates); scan it with "
-    "its chart and --helm-values to check it"
+    "undetermined: {chart} is not in the scan: this Helm values file's accelerator and instance "
+    "settings (line {line}) are not checked (what they configure is in the chart's templates); "
+    "scan it with its chart and --helm-values to check it"
 )
 _VALUES_NAME = re.compile(r"(^|[._-])values([._-][^/]*)?\.ya?ml$", re.I)
-_ACCELERATOR_WORDS = re.compile(r"nvidia\.com/gpu|aws\.amazon\.com/neuron|instance[-_]?type|karpenter", re.I)
+_ACCELERATOR_WORDS = re.compile(
+    r"nvidia\.com/gpu|aws\.amazon\.com/neuron|instance[-_]?type|karpenter|activeDeadlineSeconds", re.I
+)
+#: helm options whose value is the next word (``-f values.yaml``), never the chart
+_HELM_VALUE_OPTIONS = frozenset(
+    ("-f", "--values", "--set", "--set-string", "--set-file", "--set-json", "-n", "--namespace", "--version")
+)
+_HELM_COMMANDS = frozenset(("install", "upgrade", "template"))
 
 
-def _orphan_values(path: Path, text: str) -> bool:
+def _chart_named(comment: str) -> str | None:
+    """The chart a ``# helm install train oci://.../training -f values-p5.yaml`` comment names
+    (a repository chart ``repo/chart``, a path or an ``oci://``/``https://`` reference)."""
+    words = comment.lstrip("# \t").split()[:40]
+    for i, word in enumerate(words[:-1]):
+        if word == "helm" and words[i + 1] in _HELM_COMMANDS:
+            skip = False
+            for arg in words[i + 2 :]:
+                if skip:
+                    skip = False
+                elif arg.startswith("-"):
+                    skip = arg in _HELM_VALUE_OPTIONS
+                elif "/" in arg:
+                    return arg[:120]
+            return None
+    return None
+
+
+def orphan_values_notice(path: Path, display: str, text: str) -> Notice | None:
     """A ``values*.yaml`` / ``*-values.yaml`` no loader claimed that sets accelerators or
-    instance types (a chart in the scan reads its own values files: they never get here)."""
-    return _VALUES_NAME.search(path.name) is not None and _ACCELERATOR_WORDS.search(text) is not None
+    instance types (a chart in the scan reads its own values files: they never get here): a
+    notice at the first such setting, naming the chart when a ``helm install`` comment does."""
+    if _VALUES_NAME.search(path.name) is None:
+        return None
+    hit = _ACCELERATOR_WORDS.search(text)
+    if hit is None:
+        return None
+    line = text.count("\n", 0, hit.start()) + 1
+    chart = "the chart these values are for (not named in the file)"
+    for comment in text.splitlines()[:200]:
+        named = _chart_named(comment) if comment.lstrip().startswith("#") and "helm" in comment else None
+        if named is not None:
+            chart = f"chart {named}"
+            break
+    return Notice(display, line, ORPHAN_VALUES.format(chart=chart, line=line))
 
 
 def _json_template(text: str, display: str, result: LoadResult) -> str | None:

@@ -189,9 +189,9 @@ def load_persistent_volume(d: Doc) -> list[Record]:
     capacity = mapping(spec, "capacity")
     if capacity is not None and "storage" in capacity:
         lines["capacity_gb"] = d.line_at(capacity, "storage")
-    claim_ref = mapping(spec, "claimRef")
-    if claim_ref is not None:
-        extra["claim_ref"] = {"namespace": claim_ref.get("namespace"), "name": claim_ref.get("name")}
+    claim_ref = mapping(spec, "claimRef") or LineDict()
+    if "name" in claim_ref:
+        lines["claim_ref"] = d.line_at(claim_ref, "name")
     volume = Volume(
         **d.common(namespaced=False, lines=lines),
         extra=extra,
@@ -202,6 +202,8 @@ def load_persistent_volume(d: Doc) -> list[Record]:
         file_system_ref=source.file_system_ref,
         root_path=source.root_path,
         is_efs=source.is_efs,
+        claim_ref=text(claim_ref.get("name"), "claimRef.name"),
+        claim_ref_namespace=text(claim_ref.get("namespace"), "claimRef.namespace"),
     )
     return [volume]
 

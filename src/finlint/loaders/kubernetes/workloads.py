@@ -9,10 +9,13 @@ emptyDir/hostPath/...); claims are left to the linking pass. The claims a worklo
 
 from __future__ import annotations
 
+import posixpath
 import re
 from typing import Any, Iterator, NamedTuple
 
-from finlint.ir import CheckpointPath, EnvFrom, Maybe, Mount, PendingEnv, Record, Volume
+from finlint.ir import CheckpointPath, EnvFrom, Maybe, Mount, PendingEnv, Record, RunsScript, Volume
+from finlint.loaders.common import dotenv
+from finlint.loaders.common.dotenv import envsubst
 from finlint.loaders.common.shellwords import CHECKPOINT_WORD, VAR, checkpoint_flag_paths, expand
 from finlint.loaders.common.yamlload import LineDict
 from finlint.loaders.kubernetes.object import (
@@ -173,7 +176,8 @@ def _checkpoint_paths(d: Doc, container: Node) -> list[CheckpointPath]:
     with ``$(VAR)``, ``${VAR}`` and ``$VAR`` expanded from the container's own ``env`` first;
     ``source`` then shows the chain (``env CKPT_DIR=$HOME/ckpt -> /efs/home/x/ckpt``)."""
     found: list[CheckpointPath] = []
-    env = env_values(container)
+    filled = _dotenv(d, container)  # envsubst runs first, on the manifest's text
+    env = env_values(container, filled)
     for _index, entry, _line in items(container, "env"):
         name, value = child(entry, "name"), child(entry, "value")
         if not (isinstance(name, str) and CHECKPOINT_WORD.search(name) and isinstance(value, str)):
@@ -181,13 +185,21 @@ def _checkpoint_paths(d: Doc, container: Node) -> list[CheckpointPath]:
         path = env.get(name, value)  # expanded with the entries defined before it only
         if path.startswith("/"):  # the value line: the line a person edits
             source = f"env {name}" if path == value else f"env {name}={value} -> {path}"
-            found.append(CheckpointPath(path, d.line_at(entry, "value"), source))
+            found.append(
+                CheckpointPath(path, d.line_at(entry, "value"), source + _from_dotenv(value, filled))
+            )
     for key in ("command", "args"):
-        raw = [(item, line) for _i, item, line in items(container, key) if isinstance(item, str)]
-        words = [(expand(item, env), line) for item, line in raw]
+        raw = [
+            (envsubst(item, filled), line, item)
+            for _i, item, line in items(container, key)
+            if isinstance(item, str)
+        ]
+        words = [(expand(item, env), line) for item, line, _original in raw]
         for position, (word, line) in enumerate(words):
+            original = raw[position][2]
             for flag_path in checkpoint_flag_paths(word):
-                found.append(CheckpointPath(flag_path, d.line(line), _via(key, raw[position][0], word)))
+                source = _via(key, original, word) + _from_dotenv(original, filled)
+                found.append(CheckpointPath(flag_path, d.line(line), source))
             for var in VAR.finditer(raw[position][0]):  # --output_dir=$(CKPT_ROOT)/run1
                 name = next(g for g in var.groups() if g)
                 if CHECKPOINT_WORD.search(name) and name in env:
@@ -201,21 +213,66 @@ def _checkpoint_paths(d: Doc, container: Node) -> list[CheckpointPath]:
                 and re.fullmatch(r"--?[\w.-]*(?:checkpoint|ckpt)[\w.-]*", word, re.IGNORECASE)
                 and nxt[0].startswith("/")
             ):
-                found.append(CheckpointPath(nxt[0], d.line(nxt[1]), key))
+                found.append(
+                    CheckpointPath(nxt[0], d.line(nxt[1]), key + _from_dotenv(raw[position + 1][2], filled))
+                )
     return found
+
+
+def _scripts_run(d: Doc, container: Node) -> list[RunsScript]:
+    """The ``.py`` script a container's command runs (``python train.py``, ``torchrun ...
+    train.py``, ``bash -c "python /app/train.py --lr 1e-4"``) and the ``--options`` it passes."""
+    words: list[tuple[str, int]] = []
+    for key in ("command", "args"):
+        for _i, item, line in items(container, key):
+            if isinstance(item, str):
+                words += [(w.strip("'\";&|"), line) for w in item.split()[:200]]
+    out: list[RunsScript] = []
+    for index, (word, line) in enumerate(words):
+        if word.endswith(".py") and not word.startswith("-") and "$" not in word:
+            rest = [w for w, _l in words[index + 1 :]]
+            end = next((i for i, w in enumerate(rest) if w.endswith(".py")), len(rest))
+            given = tuple(dict.fromkeys(w.split("=", 1)[0] for w in rest[:end] if w.startswith("-")))
+            out.append(RunsScript(word, d.line(line), given))
+    return out
+
+
+def _dotenv(d: Doc, container: Node) -> dict[str, str]:
+    """The ``.env`` beside the manifest (:mod:`finlint.loaders.common.dotenv`), read only when
+    the container's env, command or args hold a ``$`` placeholder."""
+    words = [child(e, "value") for _i, e, _l in items(container, "env")]
+    words += [item for key in ("command", "args") for _i, item, _l in items(container, key)]
+    if not any(isinstance(w, str) and "$" in w for w in words):
+        return {}
+    return dotenv.beside(d.ctx.path, d.ctx.options)
+
+
+def _dotenv_inputs(d: Doc, paths: list[CheckpointPath]) -> tuple[str, ...]:
+    """The ``.env`` among the files the workload's values came from (``Record.inputs``), when
+    a checkpoint path was filled from it."""
+    if not any(f"({dotenv.NAME}: " in p.source for p in paths):
+        return ()
+    return (posixpath.join(posixpath.dirname(d.ctx.file), dotenv.NAME),)
+
+
+def _from_dotenv(raw: str, filled: dict[str, str]) -> str:
+    """`` (.env: CKPT_DIR=/efs/ckpt)`` when envsubst with the ``.env`` changed ``raw``."""
+    names = [n for n in dict.fromkeys(dotenv.placeholders(raw)) if n in filled]
+    return f" ({dotenv.NAME}: {', '.join(f'{n}={filled[n][:80]}' for n in names)})" if names else ""
 
 
 #: ``$(VAR)`` (Kubernetes), ``${VAR}`` and ``$VAR`` (shell) references to environment variables.
 
 
-def env_values(container: Node) -> dict[str, str]:
+def env_values(container: Node, filled: dict[str, str] | None = None) -> dict[str, str]:
     """The container's literal ``env`` values, each expanded with the ones defined before it
-    (Kubernetes expands ``$(VAR)`` only from earlier entries)."""
+    (Kubernetes expands ``$(VAR)`` only from earlier entries), after envsubst with ``filled``
+    (the ``.env`` beside the manifest)."""
     out: dict[str, str] = {}
     for _index, entry, _line in items(container, "env"):
         name, value = child(entry, "name"), child(entry, "value")
         if isinstance(name, str) and isinstance(value, (str, int, float)) and not isinstance(value, bool):
-            out[name] = expand(str(value), out)
+            out[name] = expand(envsubst(str(value), filled or {}), out)
     return out
 
 
@@ -269,6 +326,7 @@ def load_workload(d: Doc) -> list[Record]:
     }
     pod_paths: list[str] = []
     env_from_entries: list[EnvFrom] = []
+    runs_scripts: list[RunsScript] = []
     for path, pod in _pod_specs(d.spec, "spec"):
         pod_paths.append(path)
         volumes = {v.get("name"): v for _i, v, _l in items(pod, "volumes") if isinstance(v, dict)}
@@ -277,6 +335,7 @@ def load_workload(d: Doc) -> list[Record]:
                 if not isinstance(container, dict):
                     continue
                 checkpoint_paths += _checkpoint_paths(d, container)
+                runs_scripts += _scripts_run(d, container)
                 from_maps = env_from(d, container)
                 if from_maps is not None:
                     env_from_entries.append(from_maps)
@@ -311,6 +370,8 @@ def load_workload(d: Doc) -> list[Record]:
                 mounts=tuple(mounts),
                 checkpoint_paths=tuple(checkpoint_paths),
                 env_from=tuple(env_from_entries),
+                inputs=_dotenv_inputs(d, checkpoint_paths),
+                runs_scripts=tuple(runs_scripts),
             )
         )
     records += _template_claims(d, claim_templates)

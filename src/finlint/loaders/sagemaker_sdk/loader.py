@@ -36,6 +36,7 @@ from finlint.loaders.sagemaker_sdk.dataloader import MARKER as DATALOADER_MARKER
 from finlint.loaders.sagemaker_sdk.dataloader import load_data_loaders
 from finlint.loaders.sagemaker_sdk.launch import Launch, SdkInterpreter
 from finlint.loaders.sagemaker_sdk.loops import launches_of
+from finlint.loaders.sagemaker_sdk.script_args import load_script_args, mentions_checkpoint_args
 from finlint.loaders.sagemaker_sdk.sdk_defaults import DEFAULTS_FIELDS, apply_defaults, find_defaults
 from finlint.loaders.sagemaker_sdk.sources import Sources, origin_of
 from finlint.loaders.sagemaker_sdk.values import DictVal, PartialStr
@@ -78,7 +79,8 @@ def load_file(path: Path, display: str, text: str, options: dict[str, Any]) -> L
     """Entry point for ``.py`` and ``.ipynb`` files (see finlint.loaders)."""
     sdk = mentions_sagemaker(text)
     torch_data = DATALOADER_MARKER in text  # PyTorch DataLoader calls (FIN601), SageMaker or not
-    if not sdk and not torch_data:
+    script_args = path.suffix == ".py" and mentions_checkpoint_args(text)  # argparse checkpoint defaults
+    if not sdk and not torch_data and not script_args:
         return LoadResult()
     result = LoadResult()
     try:
@@ -93,6 +95,8 @@ def load_file(path: Path, display: str, text: str, options: dict[str, Any]) -> L
             _analyse(tree, line_map, path, display, text, options, result)
         if torch_data and not _is_test_file(path):  # a test's DataLoader feeds no training job
             result.records.extend(load_data_loaders(tree, line_map, display, text, path.stem))
+        if script_args and not _is_test_file(path):
+            result.records.extend(load_script_args(tree, line_map, display, FORMAT))
     except RecursionError:
         result.errors.append(LoadError(display, 1, "file is nested too deeply to analyse"))
     except MemoryError:
@@ -435,13 +439,8 @@ def _to_record(
         runs = _ir_value("instance_count", launch.runs[0])
         values["runs_multiplier"] = 1 if runs is None else runs
         attr_lines["runs_multiplier"] = line_map(launch.runs[1])
-    spot = values.get("spot")
-    never_on = isinstance(spot, Alternatives) and True not in spot.options  # False or unset
-    no_checkpoint = "checkpoint_s3_uri" not in values and "spot" not in launch.opaque
-    if isinstance(spot, Unknown) and not never_on and no_checkpoint:
-        # Spot on a flag, no checkpoint on any branch: a real bug whenever the flag is on.
-        extra["spot_conditional"] = spot.reason
-        values["spot"] = True
+    # spot on one branch (or an unresolved flag) stays as it is: FIN201 and FIN101 decide on
+    # branches by one rule (engine.facts.on_a_branch), never this loader
     return TrainingJob(
         address=address,
         location=location,

@@ -191,9 +191,13 @@ def merge(a: Any, b: Any, reason: str) -> Any:
             ea, eb = a.entries.get(key), b.entries.get(key)
             if ea is not None and eb is not None and same(ea[0], eb[0]):
                 out.entries[key] = ea
-            else:
-                line = (ea or eb)[1]  # type: ignore[index]
-                out.entries[key] = (Unknown(reason), line)
+                continue
+            line = (ea or eb)[1]  # type: ignore[index]
+            # a key one branch leaves out is unset there (None), unless that dict may hold it
+            left = ea[0] if ea is not None else (None if not a.open else Unknown(reason))
+            right = eb[0] if eb is not None else (None if not b.open else Unknown(reason))
+            options = one_of(left, right, reason)
+            out.entries[key] = (options if options is not None else Unknown(reason), line)
         return out
     if (
         isinstance(a, (str, PartialStr))

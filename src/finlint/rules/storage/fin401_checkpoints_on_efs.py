@@ -48,6 +48,13 @@ def _under(path: str, mount: str) -> bool:
 
 #: A name that says EFS (``efs-sc``, ``efs-pvc``, ``train-efs-claim``); never FSx.
 EFS_NAME = re.compile(r"(?i)(?:^|[^a-z0-9])efs(?:[^a-z0-9]|$)")
+_FSX_NAME = re.compile(r"(?i)fsx|lustre")
+
+
+def _says_efs(name: str) -> bool:
+    """A name that says EFS and not FSx (``fsx-or-efs-scratch`` says both: no evidence)."""
+    name = bounded(name)
+    return EFS_NAME.search(name) is not None and _FSX_NAME.search(name) is None
 
 
 def checkpoint_on_efs(record: Record, pattern: str, name_evidence: bool = True) -> Any:
@@ -126,7 +133,7 @@ def _efs_by_name(volume: Volume, rx: re.Pattern[str]) -> Evidence | None:
             claim = mount.claim_name
             if mount.is_efs is not None or mount.via or not isinstance(claim, str):
                 continue
-            if EFS_NAME.search(claim) and _matches(rx, mount.mount_path, claim, mount.volume) is not None:
+            if _says_efs(claim) and _matches(rx, mount.mount_path, claim, mount.volume) is not None:
                 return Evidence(
                     f"mounts {_mounted(mount)} from claim '{claim}', which is not "
                     "defined in the scan: EFS by name only (medium confidence: the claim's name says EFS)",
@@ -137,7 +144,7 @@ def _efs_by_name(volume: Volume, rx: re.Pattern[str]) -> Evidence | None:
             claim = under.claim_name if under is not None else None
             if under is None or under.is_efs is not None or under.via or not isinstance(claim, str):
                 continue
-            if EFS_NAME.search(claim):
+            if _says_efs(claim):
                 return Evidence(
                     f"checkpoint path '{entry.path}' ({entry.source}) is under the mount "
                     f"'{under.mount_path}' of claim '{claim}', which is not defined in the scan: EFS by "
@@ -148,7 +155,7 @@ def _efs_by_name(volume: Volume, rx: re.Pattern[str]) -> Evidence | None:
     sc = volume.storage_class
     if volume.volume_kind not in ("pvc", "pv") or volume.is_efs is not None or volume.via:
         return None
-    if not isinstance(sc, str) or not EFS_NAME.search(sc):
+    if not isinstance(sc, str) or not _says_efs(sc):
         return None
     hit = _matches(rx, volume.name, volume.address.rsplit("/", 1)[-1])
     if hit is None:

@@ -35,6 +35,7 @@ from finlint.cost.common import (
 )
 from finlint.domain import catalog
 from finlint.domain.sagemaker import NO_CAP
+from finlint.engine.facts import on_a_branch
 from finlint.finding import Cost, Finding, Fix
 from finlint.ir import (
     UNCAPPED_LAUNCHERS,
@@ -64,6 +65,12 @@ def max_runtime_default_text(record: Record) -> Any:
     if record.max_runtime_default_s:
         return f"the default of {record.max_runtime_default_s:,} s applies"
     return "a CreateTrainingJob request without StoppingCondition is invalid"
+
+
+def max_runtime_unset_on_a_branch(record: Record) -> Any:
+    """Evidence that no max runtime is set, on at least one branch of the conditional that sets
+    it (``max_run`` on the spot branch only): the same rule FIN201 decides spot by."""
+    return on_a_branch(record, "max_runtime_s", lambda value: value is None, "no max runtime is set")
 
 
 KIND = "exposure"  # what one stuck run bills: conditional, not expected
@@ -529,7 +536,7 @@ def _terraform_fix(finding: Finding, text: str, usage: Mapping[str, Any]) -> Fix
 
 RULE = Rule(
     "FIN101",
-    facts=(max_runtime_default_text,),
+    facts=(max_runtime_default_text, max_runtime_unset_on_a_branch),
     cost_model="runaway-runtime",
     price=price,
     fix=fix,

@@ -10,6 +10,10 @@ Price (spot-restart): ``cost.spot`` (the interruption model FIN201 and FIN202 sh
 capacity the basis starts with where "spot" was read, and says when a CronJob's schedule gave the
 runs per month.
 
+Managed spot set on one branch of a conditional (or by a flag the scan cannot resolve) with no
+checkpoint on any: a restart from zero whenever that branch runs. FIN101 decides its branches by
+the same rule (``engine.facts.on_a_branch``); the price is for the branch where spot is on.
+
 Fix (unsafe, SageMaker managed spot only): ``checkpoint_s3_uri`` under the job's literal output path.
 """
 
@@ -22,9 +26,16 @@ from typing import Any
 
 from finlint.cost import spot
 from finlint.cost.common import CostContext
+from finlint.domain.branches import BOOLEAN
+from finlint.engine.facts import Evidence, on_a_branch
 from finlint.finding import Cost, Finding, Fix
 from finlint.ir import Record, TrainingJob
 from finlint.rules.base import Rule
+
+
+def spot_on_a_branch(record: Record) -> Any:
+    """Evidence that managed spot is on, on at least one branch (an unresolved flag may be on)."""
+    return on_a_branch(record, "spot", lambda value: value is True, "spot is on", BOOLEAN)
 
 
 def _on_capacity(record: Record) -> bool:
@@ -39,7 +50,9 @@ def spot_without_checkpoint_text(record: Record) -> Any:
             f"runs on spot capacity ({source}) with no checkpoint or resume in sight (no checkpoint "
             "path in its containers' env, flags or scripts, no checkpoint volume)"
         )
-    return "uses managed spot training without a checkpoint S3 URI"
+    on = spot_on_a_branch(record)
+    where = on.text if isinstance(on, Evidence) else ""  # " (on a branch where spot is on: ...)"
+    return f"uses managed spot training{where} without a checkpoint S3 URI"
 
 
 def price(finding: Finding, ctx: CostContext) -> Cost:
@@ -222,7 +235,7 @@ def _terraform_fix(finding: Finding, job: TrainingJob, text: str) -> Fix | None:
 
 RULE = Rule(
     "FIN201",
-    facts=(spot_without_checkpoint_text,),
+    facts=(spot_on_a_branch, spot_without_checkpoint_text),
     cost_model="spot-restart",
     price=price,
     fix=fix,
