@@ -35,6 +35,8 @@ LIMIT_FIELD = "#SBATCH --time"
 SUBMITS = "slurm_submits"
 #: at most this many submission records per file
 MAX_SUBMISSIONS = 100
+#: the head of a file with no extension that :func:`sniff` reads (as discovery does)
+SNIFF_BYTES = 4096
 
 
 def ours(text: str) -> bool:
@@ -42,10 +44,27 @@ def ours(text: str) -> bool:
     return DIRECTIVE in text or "sbatch" in text
 
 
+def sniff(head: str) -> bool:
+    """A file with no extension is a Slurm script when its first bytes are a shebang and then,
+    before any command, ``#SBATCH`` directives (``train``, ``run_pretrain``): a plain script
+    or a Makefile is not read."""
+    if not head.startswith("#!"):
+        return False
+    for raw in head.splitlines()[1:]:
+        stripped = raw.strip()
+        if stripped.startswith(DIRECTIVE):
+            return len(stripped) == len(DIRECTIVE) or stripped[len(DIRECTIVE)].isspace()
+        if stripped and not stripped.startswith("#"):
+            return False  # a command before any directive: sbatch would read none
+    return False
+
+
 def load_file(path: Path, display: str, text: str, options: dict[str, Any]) -> LoadResult:
     result = LoadResult()
     if not ours(text):
         return result
+    if "." not in posixpath.basename(display) and not sniff(text[:SNIFF_BYTES]):
+        return result  # a file with no extension is read only as a script with directives
     script = read(text)
     is_job = display.endswith(JOB_SUFFIXES) or script.first_directive is not None
     if is_job:
