@@ -252,7 +252,7 @@ def discover(
                 path = base / name
                 if excluded(path, exclude, display_root):
                     continue
-                if not listed and not sniff(path):  # no extension: its first bytes decide
+                if not listed and sniff is not None and not sniff(path):  # no extension: its head decides
                     continue
                 key = str(path)
                 if key not in seen and wanted(path, regular, found=True):
