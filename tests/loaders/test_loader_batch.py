@@ -90,3 +90,30 @@ def test_terraform_container_properties_block_form(tmp_path: Path) -> None:
     )
     (job,) = jobs(tmp_path).values()
     assert job.extra["gpus_per_node"] == 1 and job.max_runtime_s == 600 and job.line_of("max_runtime_s") == 12
+
+
+def test_efs_volume_and_checkpoint_path_of_a_job_definition() -> None:
+    """Issue 27: ``volumes[].efsVolumeConfiguration`` at its ``mountPoints[].containerPath`` is an
+    EFS mount of the job; the command's ``--checkpoint-dir`` under it is FIN401's."""
+    job = jobs(FIX / "bad" / "efs-job-definition.json")["JobDefinition/llm-train-efs"]
+    (mount,) = job.file_system_mounts
+    assert (mount.volume, mount.mount_path, mount.file_system_ref, mount.is_efs) == (
+        "shared",
+        "/mnt/efs",
+        "fs-0123456789abcdef0",
+        True,
+    )
+    assert mount.line == 14
+    assert job.checkpoint_local_path == "/mnt/efs/ckpt" and job.line_of("checkpoint_local_path") == 6
+
+
+def test_efs_volume_not_mounted_and_placeholder_paths(tmp_path: Path) -> None:
+    """A volume no mount point uses is no mount; an environment path that is a placeholder is
+    no checkpoint path (never guessed)."""
+    (tmp_path / "jd.json").write_text(
+        '{"jobDefinitionName": "j", "containerProperties": {"resourceRequirements": '
+        '[{"type": "GPU", "value": "1"}], "volumes": [{"name": "v", "efsVolumeConfiguration": '
+        '{"fileSystemId": "fs-1"}}], "environment": [{"name": "CKPT_DIR", "value": "${CKPT}"}]}}'
+    )
+    job = jobs(tmp_path / "jd.json")["JobDefinition/j"]
+    assert job.file_system_mounts == () and job.checkpoint_local_path is None
