@@ -297,6 +297,10 @@ class TrainingJob(Record):
     runtime_limit_field: str | None = None
     #: a job that brings its own cluster (KubeRay RayJob): what stays up after it finishes
     cluster_after_job: ClusterAfterJob | None = None
+    #: on spot capacity its launcher does not manage (ParallelCluster SPOT queue, Batch SPOT compute
+    #: environment, Karpenter spot), unlike ``spot`` (SageMaker managed spot); None: not known spot
+    capacity_spot: bool | Unknown | None = None
+    batch_job_queue: Maybe[str] = None  # AWS Batch: the queue a literal ``submit_job`` names
 
 
 @dataclass(frozen=True)
@@ -558,10 +562,18 @@ class ConfigMap(Record):
     data: Mapping[str, str] = field(default_factory=dict)
 
 
-RECORD_TYPES: dict[str, type[Record]] = {
-    cls.KIND: cls
-    for cls in (TrainingJob, ComputePool, Notebook, FileSystem, Volume, Bucket, DataLoader, ConfigMap)
-}
+@dataclass(frozen=True)
+class JobQueue(Record):
+    """An AWS Batch job queue: no rule applies to it; ``linking.batch`` gives a GPU job definition
+    its compute environments' instance types and spot capacity."""
+
+    KIND: ClassVar[str] = "job_queue"
+    #: in order: a compute environment's record address (same template/configuration), name or ARN
+    compute_environments: tuple[Maybe[str], ...] = ()
+
+
+_KINDS = (TrainingJob, ComputePool, Notebook, FileSystem, Volume, Bucket, DataLoader, ConfigMap, JobQueue)
+RECORD_TYPES: dict[str, type[Record]] = {cls.KIND: cls for cls in _KINDS}
 
 
 @dataclass

@@ -117,3 +117,102 @@ def test_efs_volume_not_mounted_and_placeholder_paths(tmp_path: Path) -> None:
     )
     job = jobs(tmp_path / "jd.json")["JobDefinition/j"]
     assert job.file_system_mounts == () and job.checkpoint_local_path is None
+
+
+def test_job_queue_links_a_job_definition_to_its_spot_compute_environment() -> None:
+    """Issue 27: the template's one job queue names its compute environment by ``!Ref``; the GPU
+    job definition of the same template runs there: its instance type and spot capacity."""
+    found = records(FIX / "bad" / "spot-queue-stack.yaml")
+    (queue,) = [r for r in found if isinstance(r, ir.JobQueue)]
+    assert queue.name == "train-spot" and queue.compute_environments == ("SpotCE",)
+    assert queue.line_of("compute_environments") == 23
+    job = jobs(FIX / "bad" / "spot-queue-stack.yaml")["FinetuneJobDef"]
+    assert job.instance_type == "p4d.24xlarge" and job.capacity_spot is True and job.spot is None
+    assert job.line_of("capacity_spot") == job.location.line == 26
+    source = job.value_source("instance_type")
+    assert source is not None and source.line == 16
+
+
+def test_api_job_queue_across_files_by_arn() -> None:
+    folder = FIX / "good" / "api-queue"
+    job = jobs(folder)["JobDefinition/pretrain"]
+    assert job.instance_type == "p4d.24xlarge" and job.capacity_spot is True
+    assert job.checkpoint_local_path == "/scratch/ckpt"  # a checkpoint path: FIN201 stays quiet
+    assert {Path(p).name for p in job.inputs} == {"create-compute-environment.json", "create-job-queue.json"}
+
+
+TF_QUEUE = """
+resource "aws_batch_compute_environment" "spot" {
+  compute_environment_name = "gpu-spot"
+  type = "MANAGED"
+  compute_resources {
+    type = "SPOT"
+    instance_type = ["p4d.24xlarge"]
+    max_vcpus = 384
+    subnets = ["subnet-1"]
+  }
+}
+resource "aws_batch_compute_environment" "od" {
+  compute_environment_name = "gpu-od"
+  type = "MANAGED"
+  compute_resources {
+    type = "EC2"
+    instance_type = ["p4d.24xlarge"]
+    max_vcpus = 384
+    subnets = ["subnet-1"]
+  }
+}
+resource "aws_batch_job_queue" "train" {
+  name = "train"
+  priority = 1
+  state = "ENABLED"
+  compute_environment_order {
+    order = 1
+    compute_environment = aws_batch_compute_environment.spot.arn
+  }
+}
+resource "aws_batch_job_definition" "train" {
+  name = "train"
+  type = "container"
+  container_properties = jsonencode({
+    image = "x"
+    resourceRequirements = [{ type = "GPU", value = "8" }]
+  })
+}
+"""
+
+
+def test_terraform_job_queue_reference_and_list_form(tmp_path: Path) -> None:
+    (tmp_path / "main.tf").write_text(TF_QUEUE)
+    job = jobs(tmp_path)["aws_batch_job_definition.train"]
+    assert job.capacity_spot is True and job.instance_type == "p4d.24xlarge"
+    mixed = TF_QUEUE.replace(
+        """  compute_environment_order {
+    order = 1
+    compute_environment = aws_batch_compute_environment.spot.arn
+  }""",
+        "  compute_environments = [aws_batch_compute_environment.spot.arn, aws_batch_compute_environment.od.arn]",
+    )
+    (tmp_path / "main.tf").write_text(mixed)
+    found = records(tmp_path)
+    (queue,) = [r for r in found if isinstance(r, ir.JobQueue)]
+    assert queue.compute_environments == (
+        "aws_batch_compute_environment.spot",
+        "aws_batch_compute_environment.od",
+    )
+    job = jobs(tmp_path)["aws_batch_job_definition.train"]
+    assert isinstance(job.capacity_spot, ir.Unknown) and "mixes" in job.capacity_spot.reason
+
+
+def test_two_queues_or_an_unscanned_environment_link_nothing(tmp_path: Path) -> None:
+    """Which of two queues a job definition is submitted to is not in the template: no guess."""
+    second = TF_QUEUE + 'resource "aws_batch_job_queue" "other" {\n  name = "other"\n  priority = 1\n}\n'
+    (tmp_path / "main.tf").write_text(second)
+    job = jobs(tmp_path)["aws_batch_job_definition.train"]
+    assert job.capacity_spot is None and job.instance_type is None
+    elsewhere = TF_QUEUE.replace(
+        "aws_batch_compute_environment.spot.arn", '"arn:aws:batch:us-east-1:1:compute-environment/absent"'
+    )
+    (tmp_path / "main.tf").write_text(elsewhere)
+    job = jobs(tmp_path)["aws_batch_job_definition.train"]
+    assert job.capacity_spot is None and job.instance_type is None

@@ -311,8 +311,20 @@ def _fin401(policy: Policy, source: Source) -> Translation | None:
     return None
 
 
+def _fin201(policy: Policy, source: Source) -> Translation | None:
+    """Managed spot without an S3 URI (the condition's first branch): the second branch is spot
+    capacity the scan links to a Slurm or Batch job (``capacity_spot``), never a checkov input."""
+    cond = policy.condition_for(source.kind)
+    if source.fields is None or not isinstance(cond, dict) or not isinstance(cond.get("any"), list):
+        return None
+    try:
+        return Translation("full", translate(cond["any"][0], policy, source, policy.params))
+    except Untranslatable as exc:
+        return Translation("nothing", None, f"not expressible in checkov: {exc}")
+
+
 #: Rules whose conditions use computed facts: a translation per resource type (None: generic).
-HAND: dict[str, HandFn] = {"FIN301": _fin301, "FIN401": _fin401}
+HAND: dict[str, HandFn] = {"FIN201": _fin201, "FIN301": _fin301, "FIN401": _fin401}
 
 
 def translate_source(policy: Policy, source: Source) -> Translation:

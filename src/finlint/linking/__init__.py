@@ -11,7 +11,17 @@ import posixpath
 from dataclasses import replace
 from typing import Any
 
-from finlint.ir import ConfigMap, FileSystem, Mount, Record, TrainingJob, Unknown, Volume, is_unknown
+from finlint.ir import (
+    ConfigMap,
+    FileSystem,
+    JobQueue,
+    Mount,
+    Record,
+    TrainingJob,
+    Unknown,
+    Volume,
+    is_unknown,
+)
 from finlint.linking.storage import link_storage
 
 EFS_DRIVERS = ("efs.csi.aws.com",)
@@ -81,6 +91,10 @@ def link(records: list[Record]) -> list[Record]:
         from finlint.linking.env import link_env_from
 
         records = link_env_from(records)
+    if any(isinstance(r, JobQueue) for r in records):  # imported only then (AWS Batch)
+        from finlint.linking.batch import link_batch
+
+        records = link_batch(records)
     volumes = [r for r in records if isinstance(r, Volume)]
     efs_files: dict[str, str] = {}
     for r in records:

@@ -92,7 +92,7 @@ def link_partitions(records: list[ir.Record]) -> list[ir.Record]:
         return records
     out: list[ir.Record] = []
     for record in records:
-        if isinstance(record, TrainingJob) and record.launcher == LAUNCHER and record.instance_type is None:
+        if isinstance(record, TrainingJob) and record.launcher == LAUNCHER:
             config = nearest_config(
                 record.location.file, list(by_config), record.extra.get("partition"), by_config
             )
@@ -128,6 +128,7 @@ def nearest_config(
 
 
 def _with_queue(job: TrainingJob, pools: list[ComputePool], config: str) -> TrainingJob:
+    """The queue's instance types (when the job names none) and whether it is spot capacity."""
     queues: dict[str, list[ComputePool]] = {}
     for pool in pools:
         if pool.partition is not None:
@@ -137,22 +138,43 @@ def _with_queue(job: TrainingJob, pools: list[ComputePool], config: str) -> Trai
     name = default if partition is None else partition
     if not isinstance(name, str) or name not in queues:
         return job
-    types: list[Any] = []
-    for pool in queues[name]:
-        listed = pool.instance_types
-        types.extend(listed if isinstance(listed, tuple) else (Unknown("instance types unknown"),))
-    value = ir.alternatives(types, f"queue {name} has several compute resources")
-    if isinstance(value, Unknown) and not isinstance(value, ir.Alternatives):
-        value = Unknown(f"queue {name}: {value.reason}", value.template)
+    changes: dict[str, Any] = {}
     lines = dict(job.attr_lines)
-    if "partition" in lines:
-        lines["instance_type"] = lines["partition"]
+    where = lines.get("partition", job.location.line)
+    if job.instance_type is None:
+        types: list[Any] = []
+        for pool in queues[name]:
+            listed = pool.instance_types
+            types.extend(listed if isinstance(listed, tuple) else (Unknown("instance types unknown"),))
+        value = ir.alternatives(types, f"queue {name} has several compute resources")
+        if isinstance(value, Unknown) and not isinstance(value, ir.Alternatives):
+            value = Unknown(f"queue {name}: {value.reason}", value.template)
+        changes["instance_type"] = value
+        if "partition" in lines:
+            lines["instance_type"] = lines["partition"]
+    spot = queue_spot(queues[name])
+    if spot is not None and job.capacity_spot is None:
+        changes["capacity_spot"] = spot
+        lines["capacity_spot"] = where
+    if not changes:
+        return job
     extra = dict(job.extra)
     extra["queue"] = f"{config}: SlurmQueues {name}" + (
         " (the default partition)" if partition is None else ""
     )
     inputs = tuple(sorted(set(job.inputs) | {config}))
-    return job.with_changes(instance_type=value, attr_lines=lines, extra=extra, inputs=inputs)
+    return job.with_changes(attr_lines=lines, extra=extra, inputs=inputs, **changes)
+
+
+def queue_spot(pools: list[ComputePool]) -> bool | Unknown | None:
+    """A queue's ``CapacityType``: True for SPOT, False for On-Demand or a capacity block (the
+    default, ONDEMAND, when unset), Unknown for a placeholder; its compute resources share it."""
+    for pool in pools:
+        types = pool.capacity_types
+        if isinstance(types, Unknown):
+            return Unknown(types.reason)
+        return types is not None and "spot" in types
+    return None
 
 
 def link_shared_storage(records: list[ir.Record]) -> list[ir.Record]:
