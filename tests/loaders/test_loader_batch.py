@@ -191,7 +191,8 @@ def test_terraform_job_queue_reference_and_list_form(tmp_path: Path) -> None:
     order = 1
     compute_environment = aws_batch_compute_environment.spot.arn
   }""",
-        "  compute_environments = [aws_batch_compute_environment.spot.arn, aws_batch_compute_environment.od.arn]",
+        "  compute_environments = [\n    aws_batch_compute_environment.spot.arn,\n"
+        "    aws_batch_compute_environment.od.arn,\n  ]",
     )
     (tmp_path / "main.tf").write_text(mixed)
     found = records(tmp_path)
