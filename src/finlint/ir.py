@@ -349,6 +349,7 @@ POOL_KINDS = (
     "hyperpod-instance-group",
     "ray-worker-group",  # a RayCluster / RayService head or worker group with accelerators
     "parallelcluster-compute-resource",  # a SlurmQueues[].ComputeResources[] entry
+    "slurm-partition",  # slurm.conf PartitionName, HyperPod provisioning_parameters worker group
 )
 
 
@@ -388,6 +389,12 @@ class ComputePool(Record):
     shared_mounts: tuple[Mount, ...] = ()
     #: Karpenter: the nodeClassRef is a HyperpodNodeClass (nodes carry ``ml.*`` type labels)
     hyperpod_node_class: bool = False
+    #: Slurm partition: the limit a job without ``--time`` gets (DefaultTime, else MaxTime), set
+    #: where ``attr_lines`` has it (None there: UNLIMITED); the Slurm link applies it to jobs
+    partition_time_limit_s: Maybe[int] = None
+    #: seconds an idle node is kept before it is released (ParallelCluster ``ScaledownIdletime``,
+    #: default 10 min; KubeRay autoscaler ``idleTimeoutSeconds``); None: never released (FIN307)
+    idle_release_s: Maybe[int] = None
 
 
 @dataclass(frozen=True)

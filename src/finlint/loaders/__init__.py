@@ -187,7 +187,7 @@ REGISTRY: tuple[LoaderSpec, ...] = (
         "slurm",
         "finlint.loaders.slurm",
         "file",
-        (".sbatch", ".slurm", ".sh", ".bash", ".job", ".batch", ".submit"),
+        (".sbatch", ".slurm", ".sh", ".bash", ".job", ".batch", ".submit", "slurm.conf"),
         ("#",),
         {"slurm": "train.sbatch"},
         extensionless=True,

@@ -23,6 +23,7 @@ from finlint.ir import ComputePool, TrainingJob, Unknown
 LAUNCHER = "slurm-sbatch"
 SUBMITS = "slurm_submits"
 POOL_KIND = "parallelcluster-compute-resource"
+PARTITION_KIND = "slurm-partition"
 #: the fields a submission's command line may set on the script it submits
 _FIELDS = ("max_runtime_s", "instance_count")
 
@@ -86,8 +87,15 @@ def _pools_by_config(
     return by_config
 
 
+def _typed_partition(pool: ComputePool) -> bool:
+    """A ParallelCluster compute resource, or a partition whose instance type is known (HyperPod)."""
+    return pool.pool_kind == POOL_KIND or (
+        pool.pool_kind == PARTITION_KIND and pool.instance_types is not None
+    )
+
+
 def link_partitions(records: list[ir.Record]) -> list[ir.Record]:
-    by_config = _pools_by_config(records, lambda pool: pool.pool_kind == POOL_KIND)
+    by_config = _pools_by_config(records, _typed_partition)
     if not by_config:
         return records
     out: list[ir.Record] = []
@@ -170,11 +178,70 @@ def queue_spot(pools: list[ComputePool]) -> bool | Unknown | None:
     """A queue's ``CapacityType``: True for SPOT, False for On-Demand or a capacity block (the
     default, ONDEMAND, when unset), Unknown for a placeholder; its compute resources share it."""
     for pool in pools:
+        if pool.pool_kind != POOL_KIND:
+            return None  # a slurm.conf or HyperPod partition says nothing of its capacity
         types = pool.capacity_types
         if isinstance(types, Unknown):
             return Unknown(types.reason)
         return types is not None and "spot" in types
     return None
+
+
+_LIMITED = (POOL_KIND, PARTITION_KIND)
+
+
+def link_time_limits(records: list[ir.Record]) -> list[ir.Record]:
+    """A job with no ``--time`` (nor a submission's) gets its partition's limit: ``slurm.conf``
+    ``DefaultTime``/``MaxTime``, ParallelCluster ``CustomSlurmSettings``, of the configuration
+    in its folder or the closest folder above. FIN101 then sees a limit (the cluster's, said
+    where) and the runtime figures use it; UNLIMITED is said so."""
+    by_config = _pools_by_config(
+        records, lambda p: p.pool_kind in _LIMITED and "partition_time_limit_s" in p.attr_lines
+    )
+    if not by_config:
+        return records
+    out: list[ir.Record] = []
+    for record in records:
+        if isinstance(record, TrainingJob) and record.launcher == LAUNCHER and record.max_runtime_s is None:
+            # the folder walk only: a limit silences FIN101, so it is never taken from a
+            # configuration elsewhere in the repository that merely has a partition of that name
+            config = nearest_config(record.location.file, list(by_config))
+            if config is not None:
+                record = _with_limit(record, by_config[config], config, record.extra.get("partition"))
+        out.append(record)
+    return out
+
+
+def _with_limit(job: TrainingJob, pools: list[ComputePool], config: str, partition: Any) -> TrainingJob:
+    if partition is None:
+        pool = next((p for p in pools if p.default_partition), None)
+    else:
+        pool = next((p for p in pools if p.partition == partition), None)
+    if pool is None or not isinstance(pool.partition, str):
+        return job
+    line = pool.line_of("partition_time_limit_s") or pool.location.line
+    key = (
+        "CustomSlurmSettings MaxTime"
+        if pool.pool_kind == POOL_KIND
+        else str(pool.extra.get("time_key") or "MaxTime")  # written by slurm.conf's reader (conf.py)
+    )
+    where = f"partition {pool.partition} {key} ({config}:{line})"
+    inputs = tuple(sorted(set(job.inputs) | {config}))
+    limit = pool.partition_time_limit_s
+    if limit is None:
+        note = f"{where} is UNLIMITED, so a job without #SBATCH --time runs until it ends"
+        return job.with_changes(default_note=note, inputs=inputs)
+    extra = dict(job.extra)
+    extra["runtime_from"] = where
+    source = ir.ValueSource("max_runtime_s", config, line, f"Slurm {where.split(' (')[0]} in")
+    return job.with_changes(
+        max_runtime_s=limit,
+        runtime_limit_field=where,
+        default_note=None,
+        value_sources=(*job.value_sources, source),
+        inputs=inputs,
+        extra=extra,
+    )
 
 
 def link_shared_storage(records: list[ir.Record]) -> list[ir.Record]:

@@ -20,6 +20,7 @@ from typing import Any
 from finlint import ir
 from finlint.ir import LoadResult, Location, TrainingJob, Unknown
 from finlint.loaders.slurm import options as opt
+from finlint.loaders.slurm.conf import is_conf, load_conf
 from finlint.loaders.slurm.script import DIRECTIVE, Command, Script, read
 
 FORMAT = "slurm"
@@ -61,6 +62,8 @@ def sniff(head: str) -> bool:
 
 def load_file(path: Path, display: str, text: str, options: dict[str, Any]) -> LoadResult:
     result = LoadResult()
+    if is_conf(display):
+        return load_conf(display, text)
     if not ours(text):
         return result
     if "." not in posixpath.basename(display) and not sniff(text[:SNIFF_BYTES]):
@@ -207,6 +210,7 @@ def _submission(display: str, command: Command, index: int) -> TrainingJob:
 
 
 def finalize(records: list[ir.Record]) -> list[ir.Record]:
-    from finlint.loaders.slurm.link import apply_submissions, link_partitions, link_shared_storage
+    from finlint.loaders.slurm import link
 
-    return link_shared_storage(link_partitions(apply_submissions(records)))
+    linked = link.link_partitions(link.apply_submissions(records))
+    return link.link_shared_storage(link.link_time_limits(linked))
