@@ -395,6 +395,7 @@ class ComputePool(Record):
     #: seconds an idle node is kept before it is released (ParallelCluster ``ScaledownIdletime``,
     #: default 10 min; KubeRay autoscaler ``idleTimeoutSeconds``); None: never released (FIN307)
     idle_release_s: Maybe[int] = None
+    source_kind: str | None = None  # the object a pool is read from: KubeRay RayCluster | RayService
 
 
 @dataclass(frozen=True)
