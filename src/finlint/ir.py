@@ -186,6 +186,7 @@ LAUNCHERS = (
     "kuberay",  # KubeRay RayJob
     "slurm-sbatch",  # a Slurm batch script (#SBATCH directives, sbatch command lines)
     "aws-batch",  # an AWS Batch GPU job definition (CloudFormation, Terraform, API request)
+    "aws-batch-submit",  # boto3 submit_job: applied to the job definition it names, then dropped
 )
 
 #: Launchers with no default runtime cap: a job without a limit runs until it finishes.

@@ -217,3 +217,37 @@ def test_two_queues_or_an_unscanned_environment_link_nothing(tmp_path: Path) -> 
     (tmp_path / "main.tf").write_text(elsewhere)
     job = jobs(tmp_path)["aws_batch_job_definition.train"]
     assert job.capacity_spot is None and job.instance_type is None
+
+
+def test_submit_job_timeout_is_the_job_definitions_limit() -> None:
+    """Issue 27: ``batch.submit_job(jobDefinition="llm-eval:2", timeout=...)`` with literal names
+    limits the scanned job definition it names; the submission itself is no record."""
+    found = records(FIX / "good" / "submit")
+    (job,) = [r for r in found if isinstance(r, ir.TrainingJob)]
+    assert job.address == "JobDefinition/llm-eval" and job.max_runtime_s == 7200
+    assert job.batch_job_queue == "gpu-eval" and "max_runtime_s" not in job.attr_lines
+    source = job.value_source("max_runtime_s")
+    assert source is not None and Path(source.file).name == "launch_eval.py" and source.line == 16
+    assert [Path(p).name for p in job.inputs] == ["launch_eval.py"]
+
+
+def test_submit_job_variable_definition_or_other_names_do_not_apply(tmp_path: Path) -> None:
+    (tmp_path / "jd.json").write_text(
+        '{"jobDefinitionName": "train", "containerProperties": {"resourceRequirements": '
+        '[{"type": "GPU", "value": "8"}]}}'
+    )
+    (tmp_path / "go.py").write_text(
+        "import boto3\nb = boto3.client('batch')\nname = 'train'\n"
+        "b.submit_job(jobQueue='q', jobDefinition=name, timeout={'attemptDurationSeconds': 60})\n"
+        "b.submit_job(jobQueue='q', jobDefinition='other', timeout={'attemptDurationSeconds': 60})\n"
+    )
+    found = records(tmp_path)
+    (job,) = [r for r in found if isinstance(r, ir.TrainingJob)]
+    assert job.max_runtime_s is None  # FIN101 still fires
+    (tmp_path / "go.py").write_text(
+        "import boto3\nb = boto3.client('batch')\n"
+        "b.submit_job(jobQueue='q', jobDefinition='train', timeout={'attemptDurationSeconds': 60})\n"
+        "b.submit_job(jobQueue='q', jobDefinition='arn:aws:batch:us-east-1:1:job-definition/train:4')\n"
+    )
+    job = jobs(tmp_path)["JobDefinition/train"]
+    assert isinstance(job.max_runtime_s, ir.Alternatives) and set(job.max_runtime_s.options) == {60, None}

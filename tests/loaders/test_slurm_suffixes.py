@@ -55,3 +55,26 @@ def test_extensionless_file_given_by_name_that_is_not_slurm_is_not_ours(tmp_path
     assert loaders.sniffed_spec("#!/bin/bash\n#SBATCH -N 1\n") is not None
     assert loaders.sniffed_spec("#!/bin/bash\nset -e\n#SBATCH -N 1\n") is None
     assert loaders.sniffed_spec("apiVersion: v1\n") is None
+
+
+@pytest.mark.parametrize(
+    ("submit", "script"),
+    [
+        ("sbatch -t 4:00:00 job.sbatch", SCRIPT),
+        ("sbatch --time 240 job.sbatch", SCRIPT),
+        ("sbatch -t4:00:00 job.sbatch", SCRIPT),
+        ("echo", SCRIPT.replace("srun python", "srun --time=1-00:00:00 python")),
+        ("echo", SCRIPT.replace("srun python", "srun -t 90 python")),
+    ],
+)
+def test_submit_time_short_and_long_forms(tmp_path: Path, submit: str, script: str) -> None:
+    """Issue 27: ``sbatch -t``/``--time`` on the command line that submits the script and
+    ``srun -t``/``--time`` on every step are limits (checked: already read)."""
+    files = {"job.sbatch": script, "submit.sh": f"#!/bin/bash\n{submit}\n"}
+    assert scan_files(tmp_path, files, ("FIN101",)).findings == []
+
+
+def test_one_srun_without_time_is_no_limit(tmp_path: Path) -> None:
+    script = SCRIPT.replace("srun python train.py\n", "srun -t 60 python prep.py\nsrun python train.py\n")
+    result = scan_files(tmp_path, {"job.sbatch": script}, ("FIN101",))
+    assert [f.line for f in result.findings] == [2]

@@ -91,7 +91,7 @@ def link(records: list[Record]) -> list[Record]:
         from finlint.linking.env import link_env_from
 
         records = link_env_from(records)
-    if any(isinstance(r, JobQueue) for r in records):  # imported only then (AWS Batch)
+    if any(isinstance(r, JobQueue) or getattr(r, "launcher", None) == "aws-batch-submit" for r in records):
         from finlint.linking.batch import link_batch
 
         records = link_batch(records)

@@ -28,7 +28,11 @@ LAUNCHER = "aws-batch"
 POOL_KIND = "batch-compute-environment"
 
 
+SUBMIT = "aws-batch-submit"
+
+
 def link_batch(records: list[Record]) -> list[Record]:
+    records = apply_submissions(records)
     queues = [r for r in records if isinstance(r, JobQueue)]
     pools = [r for r in records if isinstance(r, ComputePool) and r.pool_kind == POOL_KIND]
     if not queues or not pools:
@@ -42,6 +46,72 @@ def link_batch(records: list[Record]) -> list[Record]:
                 record = _linked(record, queue, envs)
         out.append(record)
     return out
+
+
+def _names(job: TrainingJob) -> tuple[str, ...]:
+    """How a submission may name the definition: ``name``, ``name:3``, its ARN."""
+    return (job.name,) if isinstance(job.name, str) else ()
+
+
+def _submits(sub: TrainingJob, names: tuple[str, ...]) -> bool:
+    target = sub.name
+    if not isinstance(target, str):
+        return False
+    bare = target.rsplit("job-definition/", 1)[-1].split(":", 1)[0]
+    return bare in names
+
+
+def apply_submissions(records: list[Record]) -> list[Record]:
+    """``submit_job(jobDefinition="train", timeout={"attemptDurationSeconds": N}, jobQueue="q")``
+    with literal names: its timeout overrides the definition's (several submissions that differ
+    are alternatives; the line is the submission's, the file in ``inputs``), its queue is the one
+    the definition runs on. Every submission record is then dropped: it is not a job of its own."""
+    subs = [r for r in records if isinstance(r, TrainingJob) and r.launcher == SUBMIT]
+    if not subs:
+        return records
+    out: list[Record] = []
+    for record in records:
+        if isinstance(record, TrainingJob) and record.launcher == SUBMIT:
+            continue
+        if isinstance(record, TrainingJob) and record.launcher == LAUNCHER:
+            mine = [s for s in subs if _submits(s, _names(record))]
+            if mine:
+                record = _submitted(record, mine)
+        out.append(record)
+    return out
+
+
+def _submitted(job: TrainingJob, subs: list[TrainingJob]) -> TrainingJob:
+    values = [s.max_runtime_s if s.max_runtime_s is not None else job.max_runtime_s for s in subs]
+    changes: dict[str, Any] = {}
+    lines = dict(job.attr_lines)
+    sources = list(job.value_sources)
+    if any(v is not job.max_runtime_s for v in values):
+        changes["max_runtime_s"] = ir.alternatives(
+            values, f"the submissions of {job.name} set different timeouts"
+        )
+        changes["default_note"] = None
+        lines.pop("max_runtime_s", None)
+        first = next(s for s in subs if s.max_runtime_s is not None)
+        sources.append(
+            ValueSource(
+                "max_runtime_s",
+                first.location.file,
+                first.line_of("max_runtime_s") or first.location.line,
+                "boto3 submit_job timeout in",
+            )
+        )
+    queues = {s.batch_job_queue if isinstance(s.batch_job_queue, str) else "\0" for s in subs}
+    if job.batch_job_queue is None and any(s.batch_job_queue is not None for s in subs):
+        only = next(iter(queues))
+        changes["batch_job_queue"] = only if len(queues) == 1 and only != "\0" else Unknown("job queue")
+    files = {s.location.file for s in subs} - {job.location.file}
+    return job.with_changes(
+        attr_lines=lines,
+        value_sources=tuple(sources),
+        inputs=tuple(sorted(set(job.inputs) | files)),
+        **changes,
+    )
 
 
 def queue_of(job: TrainingJob, queues: list[JobQueue]) -> JobQueue | None:

@@ -60,6 +60,8 @@ STR_FIELDS = (
 PYTHON_CELL_MAGICS = ("%%time", "%%timeit", "%%capture", "%%prun")
 
 LineMap = Callable[[int], int]
+#: boto3 ``batch.submit_job(...)`` (``finlint.loaders.common.batch_submit``, imported when present)
+BATCH_SUBMIT = "submit_job"
 
 #: How the SDK treats a missing max runtime (the FIN101 message names it).
 DEFAULT_NOTES = {
@@ -78,7 +80,8 @@ def load_file(path: Path, display: str, text: str, options: dict[str, Any]) -> L
     """Entry point for ``.py`` and ``.ipynb`` files (see finlint.loaders)."""
     sdk = mentions_sagemaker(text)
     torch_data = DATALOADER_MARKER in text  # PyTorch DataLoader calls (FIN601), SageMaker or not
-    if not sdk and not torch_data:
+    batch_submit = BATCH_SUBMIT in text  # boto3 batch.submit_job(...): AWS Batch submissions
+    if not sdk and not torch_data and not batch_submit:
         return LoadResult()
     result = LoadResult()
     try:
@@ -93,6 +96,10 @@ def load_file(path: Path, display: str, text: str, options: dict[str, Any]) -> L
             _analyse(tree, line_map, path, display, text, options, result)
         if torch_data and not _is_test_file(path):  # a test's DataLoader feeds no training job
             result.records.extend(load_data_loaders(tree, line_map, display, text, path.stem))
+        if batch_submit:
+            from finlint.loaders.common import batch_submit as submit
+
+            result.records.extend(submit.submissions(tree, line_map, display))
     except RecursionError:
         result.errors.append(LoadError(display, 1, "file is nested too deeply to analyse"))
     except MemoryError:
