@@ -10,7 +10,7 @@ compute environments is found by address (the same template or configuration), n
 all of them are in the scan, the job gets:
 
 * ``instance_type`` (when it names none): the environments' one instance type, or the
-  alternatives among several; a family (``p4d``) or ``optimal`` is Unknown;
+  alternatives among several; none when one lists a family (``p4d``) or ``optimal``;
 * ``capacity_spot``: True when every environment is ``SPOT``, False when none is, Unknown when
   they mix (FIN201 then decides nothing);
 * ``inputs``: the queue's and the environments' files (changed-file context).
@@ -211,14 +211,17 @@ def _linked(job: TrainingJob, queue: JobQueue, envs: list[ComputePool]) -> Train
 
 
 def _instance_type(envs: list[ComputePool]) -> Any:
+    """The environments' one instance type, or the alternatives among several; None (the job
+    names none, nothing is linked) when one lists a family (``p4d``), ``optimal`` or no types:
+    "any size" would only make the rules undetermined."""
     types: list[Any] = []
     for pool in envs:
         listed = pool.instance_types
         if not isinstance(listed, tuple) or not listed:
-            return Unknown(f"compute environment {pool.address}: instance types unknown")
+            return None
         for itype in listed:
-            if isinstance(itype, str) and "." not in itype:
-                return Unknown(f"compute environment {pool.address} allows any size of {itype!r}")
+            if not isinstance(itype, str) or "." not in itype:
+                return None
             types.append(itype)
     return ir.alternatives(types, "the job queue's compute environments allow several instance types")
 

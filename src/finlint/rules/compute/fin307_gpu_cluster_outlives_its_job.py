@@ -44,7 +44,7 @@ from finlint.cost.common import (
     usd,
 )
 from finlint.domain import catalog
-from finlint.engine.facts import Evidence
+from finlint.engine.facts import Evidence, uses_reserved_capacity
 from finlint.finding import Cost, Finding, Fix
 from finlint.ir import ComputePool, Record, TrainingJob, Unknown
 from finlint.rules.base import Rule
@@ -125,6 +125,9 @@ def _pool_outlives(pool: ComputePool, max_idle_minutes: float) -> Any:
         return _ray_cluster(pool)
     if pool.pool_kind != "parallelcluster-compute-resource":
         return None
+    reserved = uses_reserved_capacity(pool)
+    if reserved is True:
+        return None  # a capacity block or reservation is paid for whether its nodes idle or not
     itype = _accelerated_type(pool)
     if itype is None or isinstance(itype, Unknown):
         return itype
