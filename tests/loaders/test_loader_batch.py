@@ -251,3 +251,13 @@ def test_submit_job_variable_definition_or_other_names_do_not_apply(tmp_path: Pa
     )
     job = jobs(tmp_path)["JobDefinition/train"]
     assert isinstance(job.max_runtime_s, ir.Alternatives) and set(job.max_runtime_s.options) == {60, None}
+
+
+def test_optimal_or_family_environment_links_spot_but_no_instance_type(tmp_path: Path) -> None:
+    """``optimal``/``p4d`` admit any size: no instance type is linked (never "any size" noise),
+    the spot capacity still is."""
+    (tmp_path / "main.tf").write_text(
+        TF_QUEUE.replace('instance_type = ["p4d.24xlarge"]', 'instance_type = ["optimal"]', 1)
+    )
+    job = jobs(tmp_path)["aws_batch_job_definition.train"]
+    assert job.instance_type is None and job.capacity_spot is True
