@@ -298,9 +298,10 @@ class TrainingJob(Record):
     runtime_limit_field: str | None = None
     #: a job that brings its own cluster (KubeRay RayJob): what stays up after it finishes
     cluster_after_job: ClusterAfterJob | None = None
-    #: on spot capacity its launcher does not manage (ParallelCluster SPOT queue, Batch SPOT compute
-    #: environment, Karpenter spot), unlike ``spot`` (SageMaker managed spot); None: not known spot
-    capacity_spot: bool | Unknown | None = None
+    #: runs on interruptible (spot) capacity, outside SageMaker managed spot
+    capacity_spot: Maybe[bool] = None
+    capacity_spot_from: str | None = None  # where that was read (a pod selector, a pool)
+    checkpoint_in_sight: Maybe[str] = None  # a checkpoint path or volume seen (FIN201 on capacity_spot)
     batch_job_queue: Maybe[str] = None  # AWS Batch: the queue a literal ``submit_job`` names
 
 

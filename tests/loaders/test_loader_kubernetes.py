@@ -973,6 +973,7 @@ def test_scan_bad_fixtures_fires_the_core_rules_at_the_cause() -> None:
         ("FIN401", "kubernetes/bad/efs-checkpoint-chain/pvc-checkpoints.yaml", 5),  # the claim name
         ("FIN401", "kubernetes/bad/efs-checkpoint-chain/pytorchjob.yaml", 20),
         ("FIN301", "kubernetes/bad/eksctl-p5-always-on.yaml", 10),
+        ("FIN307", "kubernetes/bad/raycluster-p5-workers-always-on.yaml", 17),  # no autoscaling
         ("FIN401", "kubernetes/bad/job-nfs-efs-checkpoints.yaml", 18),
         ("FIN101", "kubernetes/bad/legacy-operator-no-stopping-condition.yaml", 3),
         ("FIN202", "kubernetes/bad/legacy-operator-no-stopping-condition.yaml", 21),

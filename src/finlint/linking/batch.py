@@ -198,6 +198,7 @@ def _linked(job: TrainingJob, queue: JobQueue, envs: list[ComputePool]) -> Train
         spot = _spot(envs)
         if spot is not None:
             changes["capacity_spot"] = spot
+            changes["capacity_spot_from"] = f"AWS Batch job queue {_shown(queue)}'s compute environments"
             lines["capacity_spot"] = job.location.line
     if not changes:
         return job

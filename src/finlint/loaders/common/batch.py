@@ -12,6 +12,7 @@ pinned to the line of its attribute. :func:`read_job_definition` takes any reade
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -169,6 +170,7 @@ def _container_gpus(container: Reader | None) -> tuple[Any, int | None]:
 
 #: a container environment variable that names a checkpoint directory (``CHECKPOINT_DIR``)
 _CHECKPOINT_ENV = ("CHECKPOINT", "CKPT")
+_CKPT = re.compile(r"(?i)checkpoint|ckpt")
 
 
 def _efs_mounts(container: Reader | None) -> tuple[Mount, ...]:
@@ -290,8 +292,14 @@ def job_fields(found: JobDefinition) -> dict[str, Any] | None:
     storage: dict[str, Any] = {}
     if found.mounts:
         storage["file_system_mounts"] = found.mounts
+        named = [
+            m.mount_path for m in found.mounts if isinstance(m.mount_path, str) and _CKPT.search(m.mount_path)
+        ]
+        if named:
+            storage["checkpoint_in_sight"] = named[0]  # a volume mounted by a checkpoint name
     if found.checkpoint is not None:
         storage["checkpoint_local_path"] = found.checkpoint[0]
+        storage["checkpoint_in_sight"] = found.checkpoint[0]
         found.lines["checkpoint_local_path"] = found.checkpoint[1]
     return {
         **storage,

@@ -163,6 +163,7 @@ def _with_queue(job: TrainingJob, pools: list[ComputePool], config: str) -> Trai
     spot = queue_spot(queues[name])
     if spot is not None and job.capacity_spot is None:
         changes["capacity_spot"] = spot
+        changes["capacity_spot_from"] = f"ParallelCluster queue {name} in {config}"
         lines["capacity_spot"] = where
     if not changes:
         return job

@@ -154,6 +154,7 @@ def _script_job(display: str, script: Script) -> TrainingJob:
         )
     if script.checkpoints:
         lines["checkpoint_local_path"], fields["checkpoint_local_path"] = script.checkpoints[0]
+        fields["checkpoint_in_sight"] = fields["checkpoint_local_path"]  # FIN201 on a spot queue
     if script.mounts:
         fields["file_system_mounts"] = tuple(
             ir.Mount(volume=path, mount_path=path, line=n, is_efs=efs) for n, path, efs in script.mounts
