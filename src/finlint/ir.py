@@ -391,12 +391,8 @@ class ComputePool(Record):
     shared_mounts: tuple[Mount, ...] = ()
     #: Karpenter: the nodeClassRef is a HyperpodNodeClass (nodes carry ``ml.*`` type labels)
     hyperpod_node_class: bool = False
-    #: Slurm partition: the limit a job without ``--time`` gets (DefaultTime, else MaxTime), set
-    #: where ``attr_lines`` has it (None there: UNLIMITED); the Slurm link applies it to jobs
-    partition_time_limit_s: Maybe[int] = None
-    #: seconds an idle node is kept before it is released (ParallelCluster ``ScaledownIdletime``,
-    #: default 10 min; KubeRay autoscaler ``idleTimeoutSeconds``); None: never released (FIN307)
-    idle_release_s: Maybe[int] = None
+    partition_time_limit_s: Maybe[int] = None  # Slurm: DefaultTime, else MaxTime (None at a line: UNLIMITED)
+    idle_release_s: Maybe[int] = None  # idle node kept s (ScaledownIdletime, Ray idleTimeout); None: never
     source_kind: str | None = None  # the object a pool is read from: KubeRay RayCluster | RayService
 
 
@@ -574,8 +570,7 @@ class ConfigMap(Record):
 
 @dataclass(frozen=True)
 class JobQueue(Record):
-    """An AWS Batch job queue: no rule applies to it; ``linking.batch`` gives a GPU job definition
-    its compute environments' instance types and spot capacity."""
+    """An AWS Batch job queue (no rule applies to it; ``linking.batch`` links job definitions)."""
 
     KIND: ClassVar[str] = "job_queue"
     #: in order: a compute environment's record address (same template/configuration), name or ARN
