@@ -261,3 +261,9 @@ def test_optimal_or_family_environment_links_spot_but_no_instance_type(tmp_path:
     )
     job = jobs(tmp_path)["aws_batch_job_definition.train"]
     assert job.instance_type is None and job.capacity_spot is True
+
+
+def test_a_broken_job_queue_request_is_a_parse_error(tmp_path: Path) -> None:
+    (tmp_path / "queue.json").write_text('{"jobQueueName": "q", "computeEnvironmentOrder": [\n')
+    result = lint(ScanOptions(paths=[tmp_path], display_root=tmp_path))
+    assert [f.rule_id for f in result.findings] == ["FIN000"]

@@ -278,11 +278,12 @@ def read_text(path: Path, display: str, max_bytes: int = DEFAULT_MAX_FILE_BYTES)
 
 # Words that only infrastructure files a loader reads contain: CloudFormation, Kubernetes /
 # Karpenter / eksctl, SageMaker API requests, Step Functions, Terraform plans, ParallelCluster
-# configurations and AWS Batch requests.
+# configurations, HyperPod provisioning parameters and AWS Batch requests.
 _INFRA_MARKERS = re.compile(
     r"AWSTemplateFormatVersion|\bResources\b|AWS::|\bapiVersion\b|\bkind\b|TrainingJobName|"
     r"AlgorithmSpecification|ResourceConfig|\bStartAt\b|\bStates\b|resource_changes|planned_values|"
-    r"format_version|terraform_version|SlurmQueues|jobDefinitionName|computeEnvironmentName"
+    r"format_version|terraform_version|SlurmQueues|jobDefinitionName|computeEnvironmentName|"
+    r"jobQueueName|workload_manager"
 )
 
 
