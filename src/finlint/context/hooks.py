@@ -7,6 +7,7 @@ that links files adds its hook here.
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Sequence
@@ -243,6 +244,74 @@ def training_script_launchers(given: Sequence[Path], index: RepoIndex) -> Iterat
             folder = folder.parent
 
 
+#: Slurm scripts' suffixes (the Slurm loader's; a file with no extension is sniffed by it)
+SLURM_SCRIPTS = (".sbatch", ".slurm", ".sh", ".bash", ".job", ".batch", ".submit")
+#: what a cluster configuration a Slurm job links to says (ParallelCluster, HyperPod, slurm.conf)
+_CLUSTER = re.compile(r"SlurmQueues|\bworkload_manager\b|^\s*PartitionName\s*=", re.MULTILINE)
+#: at most this many Slurm scripts below a changed cluster configuration are read as context
+MAX_SLURM_SCRIPTS = 500
+
+
+def _is_cluster_config(candidate: Path, index: RepoIndex) -> bool:
+    name = candidate.name
+    if not (name.endswith("slurm.conf") or candidate.suffix in STRUCTURED):
+        return False
+    if index.is_excluded(candidate) or not candidate.is_file():
+        return False
+    try:
+        if candidate.stat().st_size > MAX_SNIFF_BYTES:
+            return False
+        return _CLUSTER.search(candidate.read_text("utf-8", errors="replace")) is not None
+    except OSError:
+        return False
+
+
+#: at most this many directory entries are looked at below a changed cluster configuration
+MAX_SLURM_WALK = 20_000
+
+
+def _scripts_below(folder: Path, index: RepoIndex) -> Iterator[Path]:
+    """Slurm scripts in ``folder`` and below (no symlinked folders, no skipped ones), bounded."""
+    from finlint.loaders.common.discovery import SKIP_DIRS
+
+    seen = found = 0
+    for directory, dirs, files in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
+        for name in sorted(files):
+            seen += 1
+            if seen > MAX_SLURM_WALK or found >= MAX_SLURM_SCRIPTS:
+                return
+            candidate = Path(directory) / name
+            if candidate.suffix in SLURM_SCRIPTS and not index.is_excluded(candidate):
+                found += 1
+                yield candidate
+
+
+def slurm_cluster(given: Sequence[Path], index: RepoIndex) -> Iterator[Path]:
+    """A changed Slurm script -> the cluster configurations in its folder and the folders above
+    (``slurm.conf``, ParallelCluster, HyperPod provisioning parameters: its partition's instance
+    types, limit and spot capacity come from the nearest); a changed configuration -> the Slurm
+    scripts in its folder and below (they link to it). The Slurm link decides which applies."""
+    root = norm(index.root)
+    seen: set[Path] = set(given)
+    for path in given:
+        if path.suffix in SLURM_SCRIPTS or "." not in path.name:
+            folder = norm(path.parent)
+            while folder.is_relative_to(root):
+                for config in sorted(folder.glob("*")):
+                    if config not in seen and _is_cluster_config(config, index):
+                        seen.add(config)
+                        yield config
+                if folder == root or folder.parent == folder:
+                    break
+                folder = folder.parent
+        elif _is_cluster_config(path, index):
+            for script in _scripts_below(norm(path.parent), index):
+                if script not in seen:
+                    seen.add(script)
+                    yield script
+
+
 #: The context providers, in order. A new format adds its hook here.
 HOOKS: tuple[ContextHook, ...] = (
     kubernetes_storage,
@@ -250,4 +319,5 @@ HOOKS: tuple[ContextHook, ...] = (
     helm_chart,
     python_launchers,
     training_script_launchers,
+    slurm_cluster,
 )

@@ -1,0 +1,41 @@
+"""Changed-file scans of Slurm clusters (issue 27): a changed job script reads the cluster
+configuration it links to, and a changed configuration reports the jobs it now affects."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from tests.test_context import needs_git, repo, scan, where
+
+CONF = "PartitionName=gpu Nodes=gpu-[1-4] Default=YES MaxTime={limit}\n"
+JOB = "#!/bin/bash\n#SBATCH --nodes=2\n#SBATCH --gres=gpu:8\nsrun python train.py\n"
+
+
+@needs_git
+def test_changed_job_script_reads_the_slurm_conf_above_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = repo(
+        tmp_path,
+        {
+            "cluster/slurm.conf": CONF.format(limit="1-00:00:00"),
+            "cluster/jobs/train.sbatch": JOB,
+            "other/notes.yaml": "a: 1\n",
+        },
+    )
+    _, report = scan(root, monkeypatch, "cluster/jobs/train.sbatch")
+    assert report["summary"]["context_files"] == 1  # slurm.conf: the partition's limit applies
+    assert where(report) == []
+
+
+@needs_git
+def test_changed_slurm_conf_reports_the_jobs_it_uncaps(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = repo(
+        tmp_path,
+        {"cluster/slurm.conf": CONF.format(limit="UNLIMITED"), "cluster/jobs/train.sbatch": JOB},
+    )
+    _, report = scan(root, monkeypatch, "cluster/slurm.conf")
+    assert where(report) == [("cluster/jobs/train.sbatch", 2, "FIN101")]
