@@ -143,3 +143,29 @@ def test_hyperpod_provisioning_parameters_partition_gives_the_instance_type() ->
     (job,) = [r for r in result.records if isinstance(r, ir.TrainingJob)]
     assert job.instance_type == "ml.p5.48xlarge" and job.line_of("instance_type") == 4
     assert job.capacity_spot is None  # HyperPod partitions carry no capacity type
+
+
+def test_hyperpod_partition_takes_its_instance_group_type(tmp_path: Path) -> None:
+    """``worker_groups[].instance_group_name`` names the cluster's InstanceGroups entry (a
+    CreateCluster request in the scan): the partition, and the job on it, get its type."""
+    files = {
+        "cluster.json": (
+            '{"ClusterName": "demo", "InstanceGroups": ['
+            '{"InstanceGroupName": "controller", "InstanceType": "ml.c5.xlarge", "InstanceCount": 1},\n'
+            '{"InstanceGroupName": "worker", "InstanceType": "ml.g5.2xlarge", "InstanceCount": 2}]}\n'
+        ),
+        "lifecycle/provisioning_parameters.json": (
+            '{"version": "1.0.0", "workload_manager": "slurm", "controller_group": "controller",\n'
+            '"worker_groups": [{"instance_group_name": "worker", "partition_name": "dev"}]}\n'
+        ),
+        "lifecycle/train.sbatch": JOB.format(extra="#SBATCH --partition=dev\n"),
+    }
+    scan_files(tmp_path, files)
+    result = lint(ScanOptions(paths=[tmp_path], display_root=tmp_path))
+    (partition,) = [
+        r for r in result.records if isinstance(r, ir.ComputePool) and r.pool_kind == "slurm-partition"
+    ]
+    assert partition.instance_types == ("ml.g5.2xlarge",) and "cluster.json" in partition.inputs
+    job = jobs(tmp_path)["train.sbatch"]
+    assert job.instance_type == "ml.g5.2xlarge"
+    assert set(job.inputs) == {"cluster.json", "lifecycle/provisioning_parameters.json"}

@@ -94,6 +94,57 @@ def _typed_partition(pool: ComputePool) -> bool:
     )
 
 
+HYPERPOD_GROUP = "hyperpod-instance-group"
+
+
+def _shared_parts(a: str, b: str) -> int:
+    count = 0
+    for x, y in zip(a.split("/"), b.split("/"), strict=False):
+        if x != y:
+            break
+        count += 1
+    return count
+
+
+def link_hyperpod_groups(records: list[ir.Record]) -> list[ir.Record]:
+    """A HyperPod Slurm partition (``worker_groups[].partition_name``) runs on the instance group
+    its ``instance_group_name`` names: the cluster's ``InstanceGroups`` entry of that name in the
+    scan (a ``CreateCluster`` request, ``AWS::SageMaker::Cluster``) gives its instance type; of
+    several groups of that name, the one nearest the provisioning parameters (a tie: none)."""
+    groups = [r for r in records if isinstance(r, ComputePool) and r.pool_kind == HYPERPOD_GROUP]
+    if not groups:
+        return records
+    out: list[ir.Record] = []
+    for record in records:
+        if (
+            isinstance(record, ComputePool)
+            and record.pool_kind == PARTITION_KIND
+            and record.instance_types is None
+            and isinstance(record.name, str)
+        ):
+            named = [g for g in groups if g.name == record.name and isinstance(g.instance_types, tuple)]
+            if named:
+                best = max(_shared_parts(g.location.file, record.location.file) for g in named)
+                near = [g for g in named if _shared_parts(g.location.file, record.location.file) == best]
+                if len(near) == 1:
+                    group = near[0]
+                    record = record.with_changes(
+                        instance_types=group.instance_types,
+                        inputs=tuple(sorted(set(record.inputs) | {group.location.file})),
+                        value_sources=(
+                            *record.value_sources,
+                            ir.ValueSource(
+                                "instance_types",
+                                group.location.file,
+                                group.line_of("instance_types") or group.location.line,
+                                f"HyperPod instance group {record.name} in",
+                            ),
+                        ),
+                    )
+        out.append(record)
+    return out
+
+
 def link_partitions(records: list[ir.Record]) -> list[ir.Record]:
     by_config = _pools_by_config(records, _typed_partition)
     if not by_config:
@@ -171,7 +222,8 @@ def _with_queue(job: TrainingJob, pools: list[ComputePool], config: str) -> Trai
     extra["queue"] = f"{config}: SlurmQueues {name}" + (
         " (the default partition)" if partition is None else ""
     )
-    inputs = tuple(sorted(set(job.inputs) | {config}))
+    read = {f for pool in queues[name] for f in pool.inputs}  # a HyperPod group's cluster file
+    inputs = tuple(sorted(set(job.inputs) | {config} | read))
     return job.with_changes(attr_lines=lines, extra=extra, inputs=inputs, **changes)
 
 

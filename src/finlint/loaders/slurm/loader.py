@@ -213,5 +213,5 @@ def _submission(display: str, command: Command, index: int) -> TrainingJob:
 def finalize(records: list[ir.Record]) -> list[ir.Record]:
     from finlint.loaders.slurm import link
 
-    linked = link.link_partitions(link.apply_submissions(records))
+    linked = link.link_partitions(link.link_hyperpod_groups(link.apply_submissions(records)))
     return link.link_shared_storage(link.link_time_limits(linked))
