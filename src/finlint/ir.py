@@ -393,7 +393,7 @@ class ComputePool(Record):
     hyperpod_node_class: bool = False
     partition_time_limit_s: Maybe[int] = None  # Slurm: DefaultTime, else MaxTime (None at a line: UNLIMITED)
     idle_release_s: Maybe[int] = None  # idle node kept s (ScaledownIdletime, Ray idleTimeout); None: never
-    source_kind: str | None = None  # the object a pool is read from: KubeRay RayCluster | RayService
+    source_kind: str | None = None  # a KubeRay worker group's object: RayCluster | RayService
 
 
 @dataclass(frozen=True)

@@ -72,3 +72,18 @@ def test_placeholder_autoscaling_is_unknown_and_rayservice_is_not_flagged(tmp_pa
     )
     pool, found = pool_and_findings(tmp_path, service)
     assert pool.source_kind == "RayService" and found == []
+
+
+def test_an_accelerated_head_is_not_an_idle_worker_group(tmp_path: Path) -> None:
+    """A GPU head stays up as long as the cluster (FIN301 sees it as always-on); FIN307's
+    RayCluster case is about worker groups an idle timeout could release."""
+    text = CLUSTER.format(kind="RayCluster", extra="  enableInTreeAutoscaling: true\n").replace(
+        "            image: rayproject/ray:2.9.0\n",
+        "            image: rayproject/ray:2.9.0\n            resources:\n              limits:\n"
+        "                nvidia.com/gpu: 1\n",
+        1,
+    )
+    result = scan_files(tmp_path, {"cluster.yaml": text}, ("FIN307",))
+    pools = {r.address.rsplit("/", 1)[-1]: r for r in result.records if isinstance(r, ir.ComputePool)}
+    assert set(pools) == {"head", "gpu"} and pools["head"].source_kind is None
+    assert result.findings == []

@@ -146,7 +146,7 @@ def load_ray_cluster(d: Doc) -> list[Record]:
                     "accelerators_per_pod": run.accelerators if not is_unknown(run.accelerators) else None,
                 },
                 pool_kind="ray-worker-group",
-                source_kind=d.kind,
+                source_kind=d.kind if run.role != "head" else None,  # worker groups only (FIN307)
                 idle_release_s=idle_release if run.role != "head" else None,
                 instance_types=types,
                 capacity_types=(run.capacity_type,) if isinstance(run.capacity_type, str) else None,
