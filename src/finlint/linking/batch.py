@@ -5,9 +5,9 @@ its submission names (``TrainingJob.batch_job_queue``: ``submit_job(jobQueue="tr
 literal names), else on the only job queue of its own file (a template defining the environment,
 the queue and the job definition together), else, for a Terraform configuration or a folder of
 API requests, the only queue of that format in its folder. Two queues there: no link (never a
-guess); a CloudFormation job definition with no queue in its template is not linked. Each of the queue's
-compute environments is found by address (the same template or configuration), name or ARN; when
-all of them are in the scan, the job gets:
+guess); a CloudFormation job definition with no queue in its template is not linked. Each of the
+queue's compute environments is found by address (the same template or configuration), name or
+ARN; when all of them are in the scan, the job gets:
 
 * ``instance_type`` (when it names none): the environments' one instance type, or the
   alternatives among several; none when one lists a family (``p4d``) or ``optimal``;
@@ -25,13 +25,13 @@ from finlint import ir
 from finlint.ir import ComputePool, JobQueue, Record, TrainingJob, Unknown, ValueSource
 
 LAUNCHER = "aws-batch"
+SUBMIT = "aws-batch-submit"  # a boto3 submit_job call (``loaders.common.batch_submit``)
 POOL_KIND = "batch-compute-environment"
 
 
-SUBMIT = "aws-batch-submit"
-
-
 def link_batch(records: list[Record]) -> list[Record]:
+    """Submissions applied to the job definitions they name (and dropped), then each GPU job
+    definition linked to its queue's compute environments."""
     records = apply_submissions(records)
     queues = [r for r in records if isinstance(r, JobQueue)]
     pools = [r for r in records if isinstance(r, ComputePool) and r.pool_kind == POOL_KIND]
