@@ -39,3 +39,40 @@ def test_changed_slurm_conf_reports_the_jobs_it_uncaps(
     )
     _, report = scan(root, monkeypatch, "cluster/slurm.conf")
     assert where(report) == [("cluster/jobs/train.sbatch", 2, "FIN101")]
+
+
+JOB_DEFINITION = """{
+  "jobDefinitionName": "llm-eval",
+  "containerProperties": {"resourceRequirements": [{"type": "GPU", "value": "1"}]}
+}
+"""
+SUBMIT = """import boto3
+
+batch = boto3.client("batch")
+batch.submit_job(jobName="e", jobQueue="q", jobDefinition="llm-eval:2"{timeout})
+"""
+
+
+@needs_git
+def test_changed_job_definition_reads_the_script_that_submits_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The timeout is set at submit time (issue 27): the job definition alone is not uncapped."""
+    timeout = ', timeout={"attemptDurationSeconds": 7200}'
+    root = repo(
+        tmp_path,
+        {"batch/job-definition.json": JOB_DEFINITION, "batch/launch.py": SUBMIT.format(timeout=timeout)},
+    )
+    _, report = scan(root, monkeypatch, "batch/job-definition.json")
+    assert report["summary"]["context_files"] == 1 and where(report) == []
+
+
+@needs_git
+def test_changed_submit_script_reports_the_job_definition_it_submits(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = repo(
+        tmp_path, {"batch/job-definition.json": JOB_DEFINITION, "batch/launch.py": SUBMIT.format(timeout="")}
+    )
+    _, report = scan(root, monkeypatch, "batch/launch.py")
+    assert where(report) == [("batch/job-definition.json", 1, "FIN101")]

@@ -312,6 +312,65 @@ def slurm_cluster(given: Sequence[Path], index: RepoIndex) -> Iterator[Path]:
                     yield script
 
 
+#: a Batch job definition's name where it is defined (API request, CloudFormation, Terraform)
+_JOB_DEFINITION = re.compile(
+    r"\"jobDefinitionName\"\s*:\s*\"([\w.-]+)\"|JobDefinitionName:\s*[\"']?([\w.-]+)|"
+    r"resource\s+\"aws_batch_job_definition\"\s+\"[\w-]+\"\s*\{[^}]*?\bname\s*=\s*\"([\w.-]+)\""
+)
+#: a literal ``jobDefinition=`` of a boto3 ``submit_job`` call (a name, ``name:3`` or an ARN)
+_SUBMITTED = re.compile(r"jobDefinition\s*=\s*[\"'](?:[^\"']*job-definition/)?([\w.-]+?)(?::\d+)?[\"']")
+
+
+def _read(path: Path) -> str | None:
+    try:
+        if path.stat().st_size > MAX_SNIFF_BYTES:
+            return None
+        return path.read_text("utf-8", errors="replace")
+    except OSError:
+        return None
+
+
+def batch_submitters(given: Sequence[Path], index: RepoIndex) -> Iterator[Path]:
+    """AWS Batch: a changed job definition -> the Python files in its folder or up to
+    :data:`MAX_LAUNCHER_LEVELS` above that ``submit_job`` it by name (their ``timeout`` is its
+    limit); a changed submitting script -> the files in those folders that define the job
+    definitions it names. Literal names only, as ``loaders.common.batch_submit`` reads them."""
+    seen: set[Path] = set(given)
+    for path in given:
+        text = _read(path) if path.suffix in (*STRUCTURED, ".tf", ".py") else None
+        if text is None:
+            continue
+        if path.suffix == ".py":
+            names = set(_SUBMITTED.findall(text)) if "submit_job" in text else set()
+        else:
+            names = {next(g for g in m if g) for m in _JOB_DEFINITION.findall(text)}
+        if not names:
+            continue
+        folder = path.parent
+        for _level in range(MAX_LAUNCHER_LEVELS + 1):
+            if not folder.is_relative_to(index.root):
+                break
+            for candidate in sorted(folder.glob("*")):
+                if candidate in seen or index.is_excluded(candidate) or not candidate.is_file():
+                    continue
+                if path.suffix == ".py":
+                    if candidate.suffix not in (*STRUCTURED, ".tf"):
+                        continue
+                    other = _read(candidate)
+                    found = {next(g for g in m if g) for m in _JOB_DEFINITION.findall(other or "")}
+                else:
+                    if candidate.suffix != ".py":
+                        continue
+                    other = _read(candidate)
+                    found = set(_SUBMITTED.findall(other)) if other and "submit_job" in other else set()
+                if names & found:
+                    seen.add(candidate)
+                    yield candidate
+            if folder == index.root:
+                break
+            folder = folder.parent
+
+
 #: The context providers, in order. A new format adds its hook here.
 HOOKS: tuple[ContextHook, ...] = (
     kubernetes_storage,
@@ -320,4 +379,5 @@ HOOKS: tuple[ContextHook, ...] = (
     python_launchers,
     training_script_launchers,
     slurm_cluster,
+    batch_submitters,
 )
