@@ -15,6 +15,8 @@ from typing import Any, ClassVar, Iterable, Mapping, TypeVar, Union
 from finlint.ir_workloads import CheckpointPath as CheckpointPath
 from finlint.ir_workloads import EnvFrom as EnvFrom
 from finlint.ir_workloads import PendingEnv as PendingEnv
+from finlint.ir_workloads import PodPlacement as PodPlacement
+from finlint.ir_workloads import Requirement as Requirement
 from finlint.ir_workloads import RunsScript as RunsScript
 from finlint.ir_workloads import ScriptArg as ScriptArg
 
@@ -194,6 +196,7 @@ LAUNCHERS = (
     "kuberay",  # KubeRay RayJob
     "slurm-sbatch",  # a Slurm batch script (#SBATCH directives, sbatch command lines)
     "aws-batch",  # an AWS Batch GPU job definition (CloudFormation, Terraform, API request)
+    "aws-batch-submit",  # boto3 submit_job: applied to the job definition it names, then dropped
 )
 
 #: Launchers with no default runtime cap: a job without a limit runs until it finishes.
@@ -314,20 +317,7 @@ class TrainingJob(Record):
     landing_types: tuple[str, ...] = ()
     checkpoint_in_sight: Maybe[str] = None  # a checkpoint path or volume seen (FIN201 on capacity_spot)
     scheduled_runs_per_month: float | None = None  # a CronJob's simple schedule (else usage)
-
-
-@dataclass(frozen=True)
-class PodPlacement:
-    """Where a Kubernetes workload's accelerated pods may run (``loaders.kubernetes.pods``)."""
-
-    selector: tuple[tuple[str, str], ...] = ()
-    affinity: tuple[tuple[Requirement, ...], ...] = ()
-    tolerations: tuple[tuple[str, str, str, str], ...] = ()
-    accelerators: int | None = None
-    accelerator_kind: str | None = None
-    devices: int | None = None
-    line: int | None = None
-    unresolved: str | None = None
+    batch_job_queue: Maybe[str] = None  # AWS Batch: the queue a literal ``submit_job`` names
 
 
 @dataclass(frozen=True)
@@ -353,16 +343,6 @@ class Launches:
     why: str | None = None  # why the count is unknown
 
 
-@dataclass(frozen=True)
-class Requirement:
-    """A Karpenter / node-affinity style requirement: key, operator and values."""
-
-    key: str
-    operator: str  # In | NotIn | Exists | DoesNotExist | Gt | Lt | Gte | Lte
-    values: tuple[str, ...] = ()
-    line: int | None = None
-
-
 #: ComputePool.pool_kind values.
 POOL_KINDS = (
     "karpenter-nodepool",
@@ -376,6 +356,7 @@ POOL_KINDS = (
     "hyperpod-instance-group",
     "ray-worker-group",  # a RayCluster / RayService head or worker group with accelerators
     "parallelcluster-compute-resource",  # a SlurmQueues[].ComputeResources[] entry
+    "slurm-partition",  # slurm.conf PartitionName, HyperPod provisioning_parameters worker group
 )
 
 
@@ -415,6 +396,9 @@ class ComputePool(Record):
     shared_mounts: tuple[Mount, ...] = ()
     #: Karpenter: the nodeClassRef is a HyperpodNodeClass (nodes carry ``ml.*`` type labels)
     hyperpod_node_class: bool = False
+    partition_time_limit_s: Maybe[int] = None  # Slurm: DefaultTime, else MaxTime (None at a line: UNLIMITED)
+    idle_release_s: Maybe[int] = None  # idle node kept s (ScaledownIdletime, Ray idleTimeout); None: never
+    source_kind: str | None = None  # a KubeRay worker group's object: RayCluster | RayService
 
 
 @dataclass(frozen=True)
@@ -569,6 +553,15 @@ class TrainingScript(Record):
     checkpoint_args: tuple[ScriptArg, ...] = ()
 
 
+@dataclass(frozen=True)
+class JobQueue(Record):
+    """An AWS Batch job queue (no rule applies to it; ``linking.batch`` links job definitions)."""
+
+    KIND: ClassVar[str] = "job_queue"
+    #: in order: a compute environment's record address (same template/configuration), name or ARN
+    compute_environments: tuple[Maybe[str], ...] = ()
+
+
 _KINDS = (
     TrainingJob,
     ComputePool,
@@ -579,6 +572,7 @@ _KINDS = (
     DataLoader,
     ConfigMap,
     TrainingScript,
+    JobQueue,
 )
 RECORD_TYPES: dict[str, type[Record]] = {cls.KIND: cls for cls in _KINDS}
 

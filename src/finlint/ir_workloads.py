@@ -1,5 +1,6 @@
 """Side records of Kubernetes workloads (frozen, hashable: records stay picklable for ``--jobs``):
-what a container is told about checkpoints and what the linking pass still has to expand. They
+what a container is told about checkpoints, what the linking pass still has to expand, and
+where its pods may run (``PodPlacement``, and the ``Requirement``s pools and affinities share). They
 are part of the IR: import them from :mod:`finlint.ir`, which re-exports them."""
 
 from __future__ import annotations
@@ -59,3 +60,27 @@ class ScriptArg:
     options: tuple[str, ...]
     default: str
     line: int
+
+
+@dataclass(frozen=True)
+class Requirement:
+    """A Karpenter / node-affinity style requirement: key, operator and values."""
+
+    key: str
+    operator: str  # In | NotIn | Exists | DoesNotExist | Gt | Lt | Gte | Lte
+    values: tuple[str, ...] = ()
+    line: int | None = None
+
+
+@dataclass(frozen=True)
+class PodPlacement:
+    """Where a Kubernetes workload's accelerated pods may run (``loaders.kubernetes.pods``)."""
+
+    selector: tuple[tuple[str, str], ...] = ()
+    affinity: tuple[tuple[Requirement, ...], ...] = ()
+    tolerations: tuple[tuple[str, str, str, str], ...] = ()
+    accelerators: int | None = None
+    accelerator_kind: str | None = None
+    devices: int | None = None
+    line: int | None = None
+    unresolved: str | None = None

@@ -46,7 +46,15 @@ def discover(
 ) -> Iterator[Path]:
     """Supported files under ``paths`` (see :func:`finlint.loaders.common.discovery.discover`)."""
     return _discover(
-        paths, exclude, errors, SUPPORTED_SUFFIXES, notices, skip_files or (), display_root, roots
+        paths,
+        exclude,
+        errors,
+        SUPPORTED_SUFFIXES,
+        notices,
+        skip_files or (),
+        display_root,
+        roots,
+        sniff=loaders.sniff_extensionless,
     )
 
 

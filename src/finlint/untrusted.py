@@ -169,6 +169,26 @@ def read_bytes(path: Path, max_bytes: int) -> bytes | str:
         os.close(fd)
 
 
+def read_head(path: Path, size: int) -> bytes | None:
+    """At most the first ``size`` bytes of a regular file (a sniff of its content), or None when
+    it is not a regular file or cannot be read: opened non-blocking, checked with ``fstat``."""
+    flags = (
+        os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
+    )
+    try:
+        fd = os.open(path, flags)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        return os.read(fd, size)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
 MIB = 1024 * 1024
 
 

@@ -978,6 +978,7 @@ def test_scan_bad_fixtures_fires_the_core_rules_at_the_cause() -> None:
         ("FIN201", "kubernetes/bad/karpenter-landing/pytorchjob-bert.yaml", 15),  # its nodeSelector
         # a TrainJob on a runtime without a deadline: the runtime's replicated job is what to edit
         ("FIN101", "kubernetes/bad/trainer-runtime/cluster-training-runtime.yaml", 15),
+        ("FIN307", "kubernetes/bad/raycluster-p5-workers-always-on.yaml", 17),  # no autoscaling
         ("FIN401", "kubernetes/bad/job-nfs-efs-checkpoints.yaml", 18),
         ("FIN101", "kubernetes/bad/legacy-operator-no-stopping-condition.yaml", 3),
         ("FIN202", "kubernetes/bad/legacy-operator-no-stopping-condition.yaml", 21),

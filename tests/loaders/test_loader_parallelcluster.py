@@ -28,7 +28,7 @@ def test_compute_resources() -> None:
     assert p5.instance_types == ("p5.48xlarge",) and p5.line_of("instance_types") == 22
     assert p5.min_size == 2 and p5.line_of("min_size") == 23 and p5.max_size == 2
     assert p5.capacity_types == ("on-demand",) and p5.partition == "gpu" and p5.default_partition
-    assert p5.extra["scaledown_idletime_min"] == 60
+    assert p5.idle_release_s == 3600 and p5.line_of("idle_release_s") == 13
     c5 = found["SlurmQueues/cpu/ComputeResources/c5"]
     assert c5.instance_types == ("c5.4xlarge",) and c5.min_size == 0 and not c5.default_partition
 

@@ -119,7 +119,9 @@ def test_submission_time_applies_to_the_scanned_script(tmp_path: Path) -> None:
 
 def test_parallelcluster_partition_gives_the_instance_type() -> None:
     result = lint(ScanOptions(paths=[ROOT / "fixtures" / "parallelcluster" / "bad"], display_root=ROOT))
-    (job,) = [r for r in result.records if isinstance(r, ir.TrainingJob)]
+    (job,) = [
+        r for r in result.records if isinstance(r, ir.TrainingJob) and r.address == "sbatch:train.sbatch"
+    ]
     assert job.instance_type == "p5.48xlarge"  # no --partition: the first queue
     assert job.inputs == ("fixtures/parallelcluster/bad/cluster-config.yaml",)
 

@@ -7,6 +7,7 @@ that links files adds its hook here.
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Sequence
@@ -281,6 +282,133 @@ def manifest_inputs(given: Sequence[Path], index: RepoIndex) -> Iterator[Path]:
         yield from kubernetes_storage(found, index)  # their claims and classes, as for a given manifest
 
 
+#: Slurm scripts' suffixes (the Slurm loader's; a file with no extension is sniffed by it)
+SLURM_SCRIPTS = (".sbatch", ".slurm", ".sh", ".bash", ".job", ".batch", ".submit")
+#: what a cluster configuration a Slurm job links to says (ParallelCluster, HyperPod, slurm.conf)
+_CLUSTER = re.compile(r"SlurmQueues|\bworkload_manager\b|^\s*PartitionName\s*=", re.MULTILINE)
+#: at most this many Slurm scripts below a changed cluster configuration are read as context
+MAX_SLURM_SCRIPTS = 500
+
+
+def _is_cluster_config(candidate: Path, index: RepoIndex) -> bool:
+    name = candidate.name
+    if not (name.endswith("slurm.conf") or candidate.suffix in STRUCTURED):
+        return False
+    if index.is_excluded(candidate) or not candidate.is_file():
+        return False
+    try:
+        if candidate.stat().st_size > MAX_SNIFF_BYTES:
+            return False
+        return _CLUSTER.search(candidate.read_text("utf-8", errors="replace")) is not None
+    except OSError:
+        return False
+
+
+#: at most this many directory entries are looked at below a changed cluster configuration
+MAX_SLURM_WALK = 20_000
+
+
+def _scripts_below(folder: Path, index: RepoIndex) -> Iterator[Path]:
+    """Slurm scripts in ``folder`` and below (no symlinked folders, no skipped ones), bounded."""
+    from finlint.loaders.common.discovery import SKIP_DIRS
+
+    seen = found = 0
+    for directory, dirs, files in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
+        for name in sorted(files):
+            seen += 1
+            if seen > MAX_SLURM_WALK or found >= MAX_SLURM_SCRIPTS:
+                return
+            candidate = Path(directory) / name
+            if candidate.suffix in SLURM_SCRIPTS and not index.is_excluded(candidate):
+                found += 1
+                yield candidate
+
+
+def slurm_cluster(given: Sequence[Path], index: RepoIndex) -> Iterator[Path]:
+    """A changed Slurm script -> the cluster configurations in its folder and the folders above
+    (``slurm.conf``, ParallelCluster, HyperPod provisioning parameters: its partition's instance
+    types, limit and spot capacity come from the nearest); a changed configuration -> the Slurm
+    scripts in its folder and below (they link to it). The Slurm link decides which applies."""
+    root = norm(index.root)
+    seen: set[Path] = set(given)
+    for path in given:
+        if path.suffix in SLURM_SCRIPTS or "." not in path.name:
+            folder = norm(path.parent)
+            while folder.is_relative_to(root):
+                for config in sorted(folder.glob("*")):
+                    if config not in seen and _is_cluster_config(config, index):
+                        seen.add(config)
+                        yield config
+                if folder == root or folder.parent == folder:
+                    break
+                folder = folder.parent
+        elif _is_cluster_config(path, index):
+            for script in _scripts_below(norm(path.parent), index):
+                if script not in seen:
+                    seen.add(script)
+                    yield script
+
+
+#: a Batch job definition's name where it is defined (API request, CloudFormation, Terraform)
+_JOB_DEFINITION = re.compile(
+    r"\"jobDefinitionName\"\s*:\s*\"([\w.-]+)\"|JobDefinitionName:\s*[\"']?([\w.-]+)|"
+    r"resource\s+\"aws_batch_job_definition\"\s+\"[\w-]+\"\s*\{[^}]*?\bname\s*=\s*\"([\w.-]+)\""
+)
+#: a literal ``jobDefinition=`` of a boto3 ``submit_job`` call (a name, ``name:3`` or an ARN)
+_SUBMITTED = re.compile(r"jobDefinition\s*=\s*[\"'](?:[^\"']*job-definition/)?([\w.-]+?)(?::\d+)?[\"']")
+
+
+def _read(path: Path) -> str | None:
+    try:
+        if path.stat().st_size > MAX_SNIFF_BYTES:
+            return None
+        return path.read_text("utf-8", errors="replace")
+    except OSError:
+        return None
+
+
+def batch_submitters(given: Sequence[Path], index: RepoIndex) -> Iterator[Path]:
+    """AWS Batch: a changed job definition -> the Python files in its folder or up to
+    :data:`MAX_LAUNCHER_LEVELS` above that ``submit_job`` it by name (their ``timeout`` is its
+    limit); a changed submitting script -> the files in those folders that define the job
+    definitions it names. Literal names only, as ``loaders.common.batch_submit`` reads them."""
+    seen: set[Path] = set(given)
+    for path in given:
+        text = _read(path) if path.suffix in (*STRUCTURED, ".tf", ".py") else None
+        if text is None:
+            continue
+        if path.suffix == ".py":
+            names = set(_SUBMITTED.findall(text)) if "submit_job" in text else set()
+        else:
+            names = {next(g for g in m if g) for m in _JOB_DEFINITION.findall(text)}
+        if not names:
+            continue
+        folder = path.parent
+        for _level in range(MAX_LAUNCHER_LEVELS + 1):
+            if not folder.is_relative_to(index.root):
+                break
+            for candidate in sorted(folder.glob("*")):
+                if candidate in seen or index.is_excluded(candidate) or not candidate.is_file():
+                    continue
+                if path.suffix == ".py":
+                    if candidate.suffix not in (*STRUCTURED, ".tf"):
+                        continue
+                    other = _read(candidate)
+                    found = {next(g for g in m if g) for m in _JOB_DEFINITION.findall(other or "")}
+                else:
+                    if candidate.suffix != ".py":
+                        continue
+                    other = _read(candidate)
+                    found = set(_SUBMITTED.findall(other)) if other and "submit_job" in other else set()
+                if names & found:
+                    seen.add(candidate)
+                    yield candidate
+            if folder == index.root:
+                break
+            folder = folder.parent
+
+
 #: The context providers, in order. A new format adds its hook here.
 _TRAINING_KIND = re.compile(
     r"^kind:\s*['\"]?(?:PyTorchJob|TFJob|MPIJob|XGBoostJob|PaddleJob|JAXJob|TrainJob|JobSet|RayJob|Job|"
@@ -345,4 +473,6 @@ HOOKS: tuple[ContextHook, ...] = (
     python_launchers,
     training_script_launchers,
     manifest_inputs,
+    slurm_cluster,
+    batch_submitters,
 )

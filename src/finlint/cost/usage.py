@@ -92,6 +92,12 @@ PARAMS: dict[str, Param] = {
         "hours (0-8,760)",
         "1: FIN307 states one idle hour of a RayJob's cluster after the job",
     ),
+    "idle_episodes_per_month": Param(
+        30,
+        _num(0, 100_000),
+        "a number 0-100,000",
+        "30: FIN307 states one ParallelCluster node idling once a day",
+    ),
     "stuck_run_unnoticed_days": Param(
         1,
         _num(0, 366, lo_open=True),

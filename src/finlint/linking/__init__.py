@@ -14,6 +14,7 @@ from typing import Any
 from finlint.ir import (
     ConfigMap,
     FileSystem,
+    JobQueue,
     Mount,
     Record,
     TrainingJob,
@@ -95,6 +96,10 @@ def link(records: list[Record]) -> list[Record]:
         from finlint.linking.entrypoints import link_script_defaults
 
         records = link_script_defaults(records)
+    if any(isinstance(r, JobQueue) or getattr(r, "launcher", None) == "aws-batch-submit" for r in records):
+        from finlint.linking.batch import link_batch
+
+        records = link_batch(records)
     volumes = [r for r in records if isinstance(r, Volume)]
     efs_files: dict[str, str] = {}
     for r in records:

@@ -80,6 +80,9 @@ class LoaderSpec:
     #: ``--jobs`` may load them in worker processes (Terraform; not Helm, whose renderer starts
     #: threads and whose notices are once per run)
     independent_units: bool = False
+    #: a file loader that also reads files with no extension whose first :data:`SNIFF_BYTES`
+    #: its module's ``sniff(head)`` accepts (a Slurm script named ``train``, issue 27)
+    extensionless: bool = False
 
     def __hash__(self) -> int:
         return hash((self.format, self.module))
@@ -184,9 +187,10 @@ REGISTRY: tuple[LoaderSpec, ...] = (
         "slurm",
         "finlint.loaders.slurm",
         "file",
-        (".sbatch", ".slurm", ".sh", ".bash", ".job", ".batch", ".submit"),
+        (".sbatch", ".slurm", ".sh", ".bash", ".job", ".batch", ".submit", "slurm.conf"),
         ("#",),
         {"slurm": "train.sbatch"},
+        extensionless=True,
     ),
 )
 
@@ -213,6 +217,38 @@ def all_suffixes() -> tuple[str, ...]:
 
 def spec_for_file(name: str, unit: Unit) -> LoaderSpec | None:
     return next((s for s in specs(unit) if s.suffixes and name.endswith(s.suffixes)), None)
+
+
+#: how much of a file with no extension is read to decide whether a loader reads it
+SNIFF_BYTES = 4096
+
+
+def has_no_extension(name: str) -> bool:
+    """``train``, ``run_job``: no dot at all (``.bashrc``, ``x.txt`` have one)."""
+    return "." not in name
+
+
+def sniffed_spec(head: str) -> LoaderSpec | None:
+    """The file loader reading a file with no extension whose first :data:`SNIFF_BYTES` are
+    ``head`` (its module's ``sniff`` accepts it), or None. Only such loaders are imported."""
+    for spec in specs("file"):
+        if spec.extensionless and spec.load().sniff(head[:SNIFF_BYTES]):
+            return spec
+    return None
+
+
+def sniff_extensionless(path: Path) -> bool:
+    """Whether discovery keeps a file with no extension: a cheap read of its first
+    :data:`SNIFF_BYTES` (non-blocking, regular files only) that a loader's ``sniff`` accepts;
+    the size cap applies when the file is read."""
+    if not has_no_extension(path.name) or not any(s.extensionless for s in specs("file")):
+        return False
+    from finlint.untrusted import read_head
+
+    head = read_head(path, SNIFF_BYTES)
+    if not head or b"\x00" in head:
+        return False
+    return sniffed_spec(head.decode("utf-8", "replace")) is not None
 
 
 def tree_unit(

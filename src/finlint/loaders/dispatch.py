@@ -227,6 +227,8 @@ def load_file(path: Path, options: ScanOptions) -> tuple[str, list[str] | None, 
     if isinstance(text, LoadError):
         return display, None, LoadResult(errors=[text])
     file_spec = loaders.spec_for_file(path.name, "file")
+    if file_spec is None and loaders.has_no_extension(path.name):
+        file_spec = loaders.sniffed_spec(text)  # a Slurm script named ``train``
     if file_spec is not None:
         module: FileLoader = file_spec.load()
         loader = partial(module.load_file, path, display, text, options.loader_options)

@@ -1,7 +1,8 @@
 """``RegisterJobDefinition`` -> a TrainingJob (``launcher="aws-batch"``) when it requests GPUs, its
 limit ``timeout.attemptDurationSeconds`` (read by ``loaders.common.batch``, as CloudFormation and
 Terraform are); ``CreateComputeEnvironment`` -> a ``batch-compute-environment`` ComputePool, its
-vCPU sizes in instances of its one instance type (``minvCpus > 0``: always-on capacity)."""
+vCPU sizes in instances of its one instance type (``minvCpus > 0``: always-on capacity);
+``CreateJobQueue`` -> a ``JobQueue`` naming its compute environments (names or ARNs)."""
 
 from __future__ import annotations
 
@@ -26,6 +27,8 @@ def claims(doc: Any) -> bool:
         return False
     if "jobDefinitionName" in doc and any(k in doc for k in _JOB_KEYS):
         return True
+    if "jobQueueName" in doc and isinstance(doc.get("computeEnvironmentOrder"), list):
+        return True
     return "computeEnvironmentName" in doc and isinstance(doc.get("computeResources"), dict)
 
 
@@ -42,6 +45,8 @@ def load(doc: Any, ctx: DocContext) -> ir.LoadResult:
     location = ir.Location(ctx.file, start, max(start, end))
     if "jobDefinitionName" in doc:
         record = _job_definition(doc, ctx, location)
+    elif "jobQueueName" in doc:
+        record = _job_queue(doc, ctx, location)
     else:
         record = _compute_environment(doc, ctx, location)
     if record is not None:
@@ -68,6 +73,30 @@ def _job_definition(doc: Any, ctx: DocContext, location: ir.Location) -> ir.Reco
         name=name,
         extra=batch.job_extra(found),
         **values,
+    )
+
+
+def _job_queue(doc: Any, ctx: DocContext, location: ir.Location) -> ir.Record:
+    name = coerce.to_str(doc.get("jobQueueName"), "jobQueueName")
+    order = doc.get("computeEnvironmentOrder")
+    envs: list[Any] = []
+    for entry in order if isinstance(order, list) else []:
+        value = entry.get("computeEnvironment") if isinstance(entry, dict) else None
+        envs.append(
+            coerce.to_str(value, "computeEnvironment")
+            if value is not None
+            else ir.Unknown("no computeEnvironment")
+        )
+    return ir.JobQueue(
+        address=f"JobQueue/{name if isinstance(name, str) else ctx.doc_index}",
+        location=location,
+        source_format=FORMAT,
+        attr_lines={
+            "name": _line(doc, "jobQueueName", ctx),
+            "compute_environments": _line(doc, "computeEnvironmentOrder", ctx),
+        },
+        name=name,
+        compute_environments=tuple(envs),
     )
 
 

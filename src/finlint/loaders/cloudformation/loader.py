@@ -20,7 +20,7 @@ from typing import Any
 
 from finlint import ir
 from finlint.loaders.base import DocContext, no_finalize
-from finlint.loaders.cloudformation.batch import batch_job_definition
+from finlint.loaders.cloudformation.batch import batch_job_definition, batch_job_queue
 from finlint.loaders.cloudformation.ml_storage import fsx_file_system, notebook_instance, studio_domain
 from finlint.loaders.cloudformation.resources import (
     Resource,
@@ -81,6 +81,7 @@ _HANDLERS: dict[str, Callable[[Resource], Any]] = {
     "AWS::EKS::Nodegroup": eks_nodegroup,
     "AWS::Batch::ComputeEnvironment": batch_compute_environment,
     "AWS::Batch::JobDefinition": batch_job_definition,
+    "AWS::Batch::JobQueue": batch_job_queue,
     "AWS::S3::Bucket": bucket,
 }
 

@@ -12,11 +12,13 @@ pinned to the line of its attribute. :func:`read_job_definition` takes any reade
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from finlint.ir import Unknown, plain_unknown
+from finlint.ir import Mount, Unknown, plain_unknown
 from finlint.loaders.common import coerce
+from finlint.loaders.common.shellwords import checkpoint_flag_paths
 from finlint.loaders.common.yamlload import pin_lines
 
 #: a JSON string longer than this is not parsed (a job definition is a few KB)
@@ -34,6 +36,8 @@ class Reader(Protocol):
     def obj(self, key: str) -> Reader | None: ...
 
     def objs(self, key: str) -> tuple[Any, int | None]: ...
+
+    def str_list(self, key: str) -> tuple[Any, int | None]: ...
 
 
 def _norm(key: Any) -> str:
@@ -97,6 +101,20 @@ class Plain:
             for i, item in enumerate(value)
         ], line
 
+    def str_list(self, key: str) -> tuple[Any, int | None]:
+        """A list of strings as a tuple (a non-string item is Unknown), or an Unknown."""
+        value, line = self.find(key)
+        if value is None or line is None:
+            return None, None
+        value = _decoded(value, line)
+        if isinstance(value, Unknown):
+            return plain_unknown(value), line
+        if not isinstance(value, list):
+            return Unknown(f"{self.path}{key} is not a list"), line
+        return tuple(
+            v if isinstance(v, str) else Unknown(f"{self.path}{key} item is not a string") for v in value
+        ), line
+
 
 def _decoded(value: Any, line: int) -> Any:
     """A JSON string (``jsonencode(...)`` after evaluation, a heredoc) as its value, pinned to ``line``."""
@@ -127,6 +145,10 @@ class JobDefinition:
     instance_type: Any = None  # multi-node: a node range's InstanceType
     timeout: Any = None
     lines: dict[str, int] = field(default_factory=dict)
+    #: the container's EFS volumes at their mount points (``efsVolumeConfiguration``)
+    mounts: tuple[Mount, ...] = ()
+    #: the first literal absolute checkpoint path of the command or environment, and its line
+    checkpoint: tuple[str, int] | None = None
 
 
 def _gpu_of(requirements: Any) -> tuple[Any, int | None]:
@@ -146,6 +168,78 @@ def _container_gpus(container: Reader | None) -> tuple[Any, int | None]:
     return _gpu_of(container.objs("ResourceRequirements")[0])
 
 
+#: a container environment variable that names a checkpoint directory (``CHECKPOINT_DIR``)
+_CHECKPOINT_ENV = ("CHECKPOINT", "CKPT")
+_CKPT = re.compile(r"(?i)checkpoint|ckpt")
+
+
+def _efs_mounts(container: Reader | None) -> tuple[Mount, ...]:
+    """``volumes[].efsVolumeConfiguration`` mounted by ``mountPoints[]``: EFS at the container path."""
+    if container is None:
+        return ()
+    volumes, _ = container.objs("Volumes")
+    efs: dict[str, tuple[Any, int | None]] = {}
+    for volume in volumes if isinstance(volumes, list) else []:
+        config = volume.obj("EfsVolumeConfiguration")
+        name, line = volume.get("Name")
+        if config is not None and isinstance(name, str):
+            fs_id, fs_line = config.get("FileSystemId")
+            efs[name] = (plain_unknown(fs_id), fs_line or line)
+    points, _ = container.objs("MountPoints")
+    out: list[Mount] = []
+    for point in points if isinstance(points, list) else []:
+        source, _ = point.get("SourceVolume")
+        path, path_line = point.get("ContainerPath")
+        if isinstance(source, str) and source in efs:
+            fs_id, fs_line = efs[source]
+            mount_path = plain_unknown(path)
+            out.append(
+                Mount(
+                    volume=source,
+                    mount_path=mount_path.rstrip("/") or "/" if isinstance(mount_path, str) else mount_path,
+                    file_system_ref=fs_id,
+                    line=path_line or fs_line,
+                    is_efs=True,
+                )
+            )
+    return tuple(out)
+
+
+def _checkpoint(container: Reader | None) -> tuple[str, int] | None:
+    """The container's checkpoint directory: a ``--*checkpoint*``/``--*ckpt*`` flag of its
+    ``command`` (``--checkpoint-dir /efs/ckpt``), else an environment variable named for
+    checkpoints with an absolute path (``CKPT_DIR=/efs/ckpt``). Literal paths only."""
+    if container is None:
+        return None
+    command, line = container.str_list("Command")
+    if isinstance(command, tuple) and line is not None:
+        words = " ".join(w for w in command if isinstance(w, str))
+        found = checkpoint_flag_paths(words)
+        if found:
+            return found[0], line
+    env, _ = container.objs("Environment")
+    for item in env if isinstance(env, list) else []:
+        name, _ = item.get("Name")
+        value, value_line = item.get("Value")
+        if (
+            isinstance(name, str)
+            and any(w in name.upper() for w in _CHECKPOINT_ENV)
+            and isinstance(value, str)
+            and value.startswith("/")
+            and value_line is not None
+        ):
+            return value, value_line
+    return None
+
+
+def _storage(out: JobDefinition, container: Reader | None) -> None:
+    """The first container that says where it checkpoints or mounts EFS fills ``out``."""
+    if not out.mounts:
+        out.mounts = _efs_mounts(container)
+    if out.checkpoint is None:
+        out.checkpoint = _checkpoint(container)
+
+
 def read_job_definition(root: Reader) -> JobDefinition:
     out = JobDefinition()
     timeout = root.obj("Timeout")
@@ -153,7 +247,9 @@ def read_job_definition(root: Reader) -> JobDefinition:
         value, line = timeout.get("AttemptDurationSeconds", int)
         if line is not None:
             out.timeout, out.lines["max_runtime_s"] = value, line
-    gpus, line = _container_gpus(root.obj("ContainerProperties"))
+    single = root.obj("ContainerProperties")
+    gpus, line = _container_gpus(single)
+    _storage(out, single)
     nodes = root.obj("NodeProperties")
     if nodes is not None:
         count, count_line = nodes.get("NumNodes", int)
@@ -162,6 +258,7 @@ def read_job_definition(root: Reader) -> JobDefinition:
         ranges, _ = nodes.objs("NodeRangeProperties")
         for node_range in ranges if isinstance(ranges, list) else []:
             container = node_range.obj("Container")
+            _storage(out, container)
             found, found_line = _container_gpus(container)
             if found is not None and gpus is None:
                 gpus, line = found, found_line
@@ -192,7 +289,20 @@ def job_fields(found: JobDefinition) -> dict[str, Any] | None:
     """TrainingJob fields of a GPU job definition, or None when it requests no GPU."""
     if found.gpus is None or found.gpus == 0:
         return None
+    storage: dict[str, Any] = {}
+    if found.mounts:
+        storage["file_system_mounts"] = found.mounts
+        named = [
+            m.mount_path for m in found.mounts if isinstance(m.mount_path, str) and _CKPT.search(m.mount_path)
+        ]
+        if named:
+            storage["checkpoint_in_sight"] = named[0]  # a volume mounted by a checkpoint name
+    if found.checkpoint is not None:
+        storage["checkpoint_local_path"] = found.checkpoint[0]
+        storage["checkpoint_in_sight"] = found.checkpoint[0]
+        found.lines["checkpoint_local_path"] = found.checkpoint[1]
     return {
+        **storage,
         "launcher": LAUNCHER,
         "runtime_limit_field": "timeout.attemptDurationSeconds",
         "default_note": NO_LIMIT,

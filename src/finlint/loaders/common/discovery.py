@@ -146,8 +146,10 @@ def discover(
     skip_files: Iterable[Path] = (),
     display_root: Path | None = None,
     confine_to: Roots | None = None,
+    sniff: Callable[[Path], bool] | None = None,
 ) -> Iterator[Path]:
-    """Files under ``paths`` whose name ends with one of ``suffixes``, in sorted order.
+    """Files under ``paths`` whose name ends with one of ``suffixes``, in sorted order; with
+    ``sniff``, also the files it accepts that have no extension (it reads their first bytes).
 
     A path that does not exist is a :class:`LoadError`. Directory symlinks are never followed
     (no loops) and, like directories that cannot be listed and files that are not regular
@@ -244,10 +246,13 @@ def discover(
                 kept.append(entry)
             dirs[:] = kept
             for name, regular in sorted(others):
-                if not name.endswith(suffixes):
+                listed = name.endswith(suffixes)
+                if not listed and (sniff is None or "." in name or not regular):
                     continue
                 path = base / name
                 if excluded(path, exclude, display_root):
+                    continue
+                if not listed and sniff is not None and not sniff(path):  # no extension: its head decides
                     continue
                 key = str(path)
                 if key not in seen and wanted(path, regular, found=True):
@@ -273,11 +278,12 @@ def read_text(path: Path, display: str, max_bytes: int = DEFAULT_MAX_FILE_BYTES)
 
 # Words that only infrastructure files a loader reads contain: CloudFormation, Kubernetes /
 # Karpenter / eksctl, SageMaker API requests, Step Functions, Terraform plans, ParallelCluster
-# configurations and AWS Batch requests.
+# configurations, HyperPod provisioning parameters and AWS Batch requests.
 _INFRA_MARKERS = re.compile(
     r"AWSTemplateFormatVersion|\bResources\b|AWS::|\bapiVersion\b|\bkind\b|TrainingJobName|"
     r"AlgorithmSpecification|ResourceConfig|\bStartAt\b|\bStates\b|resource_changes|planned_values|"
-    r"format_version|terraform_version|SlurmQueues|jobDefinitionName|computeEnvironmentName"
+    r"format_version|terraform_version|SlurmQueues|jobDefinitionName|computeEnvironmentName|"
+    r"jobQueueName|workload_manager"
 )
 
 

@@ -12,7 +12,9 @@
   worker) is a :class:`ComputePool` of ``pool_kind="ray-worker-group"``: capacity that stays
   up whatever runs on it, like a node group (``min_size`` the instances kept at all times:
   ``minReplicas`` under autoscaling, else ``replicas``; ``max_size`` ``maxReplicas``), so the
-  always-on pool rules and ``finlint cost`` see it with no Ray-specific code.
+  always-on pool rules and ``finlint cost`` see it with no Ray-specific code; a worker group's
+  ``idle_release_s`` is how long the autoscaler keeps an idle worker (``idleTimeoutSeconds``,
+  default 60 s; None without in-tree autoscaling: FIN307 on a RayCluster).
 """
 
 from __future__ import annotations
@@ -103,6 +105,7 @@ def load_ray_cluster(d: Doc) -> list[Record]:
     if cluster is None:
         return records
     running, kept, autoscaling = _groups(d, cluster)
+    idle_release, idle_line = _idle_release(d, cluster, autoscaling)
     groups = {id(r): r for r in running}
     for run, keep in zip(running, kept, strict=True):
         if not run.accelerated:
@@ -129,6 +132,8 @@ def load_ray_cluster(d: Doc) -> list[Record]:
                 )
         else:
             max_size = 1
+        if run.role != "head" and idle_line is not None:
+            lines["idle_release_s"] = idle_line
         common = d.common(lines=lines)
         records.append(
             ComputePool(
@@ -141,6 +146,8 @@ def load_ray_cluster(d: Doc) -> list[Record]:
                     "accelerators_per_pod": run.accelerators if not is_unknown(run.accelerators) else None,
                 },
                 pool_kind="ray-worker-group",
+                source_kind=d.kind if run.role != "head" else None,  # worker groups only (FIN307)
+                idle_release_s=idle_release if run.role != "head" else None,
                 instance_types=types,
                 capacity_types=(run.capacity_type,) if isinstance(run.capacity_type, str) else None,
                 min_size=nodes_for([keep], known_type),
@@ -149,6 +156,27 @@ def load_ray_cluster(d: Doc) -> list[Record]:
             )
         )
     return records
+
+
+#: KubeRay's autoscaler releases a worker idle this long unless ``idleTimeoutSeconds`` says otherwise
+DEFAULT_IDLE_TIMEOUT_S = 60
+
+
+def _idle_release(d: Doc, cluster: Node, autoscaling: Maybe[bool]) -> tuple[Maybe[int], int | None]:
+    """How long an idle worker is kept: under in-tree autoscaling ``autoscalerOptions.
+    idleTimeoutSeconds`` (default 60 s); without it never (None: the workers stay until the
+    cluster is deleted); Unknown when autoscaling is a placeholder."""
+    if isinstance(autoscaling, Unknown):
+        return autoscaling, d.line_at(cluster, "enableInTreeAutoscaling")
+    if autoscaling is not True:
+        line = d.line_at(cluster, "enableInTreeAutoscaling") if "enableInTreeAutoscaling" in cluster else None
+        return None, line
+    options = mapping(cluster, "autoscalerOptions")
+    if options is not None and "idleTimeoutSeconds" in options:
+        return integer(options.get("idleTimeoutSeconds"), "idleTimeoutSeconds"), d.line_at(
+            options, "idleTimeoutSeconds"
+        )
+    return DEFAULT_IDLE_TIMEOUT_S, None
 
 
 def _group_node(cluster: Node, role: str) -> Node | None:

@@ -29,6 +29,10 @@ MAX_ENTRIES = 1000
 
 
 def claims(doc: Any) -> bool:
+    from finlint.loaders.parallelcluster import hyperpod
+
+    if hyperpod.claims(doc):
+        return True  # HyperPod Slurm provisioning parameters
     scheduling = doc.get("Scheduling") if isinstance(doc, dict) else None
     if not isinstance(scheduling, dict) or "SlurmQueues" not in scheduling:
         return False
@@ -72,6 +76,10 @@ def _location(node: Any, ctx: DocContext) -> ir.Location:
 
 
 def load(doc: Any, ctx: DocContext) -> ir.LoadResult:
+    from finlint.loaders.parallelcluster import hyperpod
+
+    if hyperpod.claims(doc):
+        return hyperpod.load(doc, ctx)
     result = ir.LoadResult()
     scheduling = doc.get("Scheduling")
     queues = scheduling.get("SlurmQueues")
@@ -80,17 +88,43 @@ def load(doc: Any, ctx: DocContext) -> ir.LoadResult:
         result.errors.append(ir.LoadError(ctx.file, line, "Scheduling.SlurmQueues must be a list"))
         return result
     settings = scheduling.get("SlurmSettings")
-    idle = (
-        _value(settings.get("ScaledownIdletime"), int, "ScaledownIdletime")
-        if isinstance(settings, dict)
-        else None
-    )
+    idle = _idle(settings, ctx)
     mounts = _shared_mounts(doc, ctx)
     for position, queue in _items(scheduling, "SlurmQueues"):
         pools = _queue_pools(queue, position == 0, idle, ctx)
         result.records.extend(p.with_changes(shared_mounts=mounts) if mounts else p for p in pools)
     result.records.extend(_storage(doc, ctx))
     return result
+
+
+#: ParallelCluster's ``ScaledownIdletime`` when unset (minutes)
+DEFAULT_SCALEDOWN_MIN = 10
+
+
+def _idle(settings: Any, ctx: DocContext) -> tuple[Any, int | None]:
+    """``SlurmSettings.ScaledownIdletime`` (minutes) as seconds an idle dynamic node is kept, and
+    its line (None: unset, the default of 10 minutes)."""
+    if not isinstance(settings, dict) or "ScaledownIdletime" not in settings:
+        return DEFAULT_SCALEDOWN_MIN * 60, None
+    minutes = _value(settings.get("ScaledownIdletime"), int, "ScaledownIdletime")
+    line = _line(settings, "ScaledownIdletime", ctx, getattr(settings, "line", 1))
+    return (minutes * 60 if isinstance(minutes, int) else minutes), line
+
+
+def _queue_time_limit(queue: Any, ctx: DocContext) -> tuple[Any, int] | None:
+    """The queue's ``CustomSlurmSettings`` ``DefaultTime``, else ``MaxTime`` (Slurm partition
+    parameters) in seconds (None: UNLIMITED), and its line; None when neither is set."""
+    from finlint.loaders.slurm.options import time_seconds
+
+    custom = queue.get("CustomSlurmSettings")
+    if not isinstance(custom, dict):
+        return None
+    for key in ("DefaultTime", "MaxTime"):
+        if key in custom:
+            raw = _value(custom[key], str, f"CustomSlurmSettings.{key}")
+            value = raw if isinstance(raw, ir.Unknown) else time_seconds(str(raw))
+            return value, _line(custom, key, ctx, getattr(custom, "line", 1))
+    return None
 
 
 def _reservation(node: Any, ctx: DocContext) -> tuple[Any, int | None]:
@@ -121,7 +155,7 @@ def _instance_types(resource: Any, ctx: DocContext) -> tuple[Any, int | None]:
     return None, None
 
 
-def _queue_pools(queue: Any, first: bool, idle: Any, ctx: DocContext) -> list[ir.Record]:
+def _queue_pools(queue: Any, first: bool, idle: tuple[Any, int | None], ctx: DocContext) -> list[ir.Record]:
     name = _value(queue.get("Name"), str, "SlurmQueues[].Name")
     queue_name = name if isinstance(name, str) else f"queue{ctx.doc_index}"
     capacity: Any = None
@@ -136,6 +170,7 @@ def _queue_pools(queue: Any, first: bool, idle: Any, ctx: DocContext) -> list[ir
         )
         capacity_line = _line(queue, "CapacityType", ctx, queue.line)
     queue_reservation = _reservation(queue, ctx)
+    time_limit = _queue_time_limit(queue, ctx)
     out: list[ir.Record] = []
     for _, resource in _items(queue, "ComputeResources"):
         lines: dict[str, int] = {}
@@ -158,8 +193,11 @@ def _queue_pools(queue: Any, first: bool, idle: Any, ctx: DocContext) -> list[ir
         cr_name = _value(resource.get("Name"), str, "ComputeResources[].Name")
         shown = cr_name if isinstance(cr_name, str) else "?"
         extra: dict[str, Any] = {"compute_resource": shown}
-        if idle is not None:
-            extra["scaledown_idletime_min"] = idle
+        fields["idle_release_s"] = idle[0]
+        if idle[1] is not None:
+            lines["idle_release_s"] = idle[1]
+        if time_limit is not None:
+            fields["partition_time_limit_s"], lines["partition_time_limit_s"] = time_limit
         out.append(
             ir.ComputePool(
                 address=f"SlurmQueues/{queue_name}/ComputeResources/{shown}",

@@ -61,6 +61,8 @@ STR_FIELDS = (
 PYTHON_CELL_MAGICS = ("%%time", "%%timeit", "%%capture", "%%prun")
 
 LineMap = Callable[[int], int]
+#: boto3 ``batch.submit_job(...)`` (``finlint.loaders.common.batch_submit``, imported when present)
+BATCH_SUBMIT = "submit_job"
 
 #: How the SDK treats a missing max runtime (the FIN101 message names it).
 DEFAULT_NOTES = {
@@ -80,7 +82,8 @@ def load_file(path: Path, display: str, text: str, options: dict[str, Any]) -> L
     sdk = mentions_sagemaker(text)
     torch_data = DATALOADER_MARKER in text  # PyTorch DataLoader calls (FIN601), SageMaker or not
     script_args = path.suffix == ".py" and mentions_checkpoint_args(text)  # argparse checkpoint defaults
-    if not sdk and not torch_data and not script_args:
+    batch_submit = BATCH_SUBMIT in text  # boto3 batch.submit_job(...): AWS Batch submissions
+    if not sdk and not torch_data and not script_args and not batch_submit:
         return LoadResult()
     result = LoadResult()
     try:
@@ -97,6 +100,10 @@ def load_file(path: Path, display: str, text: str, options: dict[str, Any]) -> L
             result.records.extend(load_data_loaders(tree, line_map, display, text, path.stem))
         if script_args and not _is_test_file(path):
             result.records.extend(load_script_args(tree, line_map, display, FORMAT))
+        if batch_submit:
+            from finlint.loaders.common import batch_submit as submit
+
+            result.records.extend(submit.submissions(tree, line_map, display))
     except RecursionError:
         result.errors.append(LoadError(display, 1, "file is nested too deeply to analyse"))
     except MemoryError:

@@ -20,6 +20,7 @@ from typing import Any
 from finlint import ir
 from finlint.ir import LoadResult, Location, TrainingJob, Unknown
 from finlint.loaders.slurm import options as opt
+from finlint.loaders.slurm.conf import is_conf, load_conf
 from finlint.loaders.slurm.script import DIRECTIVE, Command, Script, read
 
 FORMAT = "slurm"
@@ -35,6 +36,8 @@ LIMIT_FIELD = "#SBATCH --time"
 SUBMITS = "slurm_submits"
 #: at most this many submission records per file
 MAX_SUBMISSIONS = 100
+#: the head of a file with no extension that :func:`sniff` reads (as discovery does)
+SNIFF_BYTES = 4096
 
 
 def ours(text: str) -> bool:
@@ -42,10 +45,29 @@ def ours(text: str) -> bool:
     return DIRECTIVE in text or "sbatch" in text
 
 
+def sniff(head: str) -> bool:
+    """A file with no extension is a Slurm script when its first bytes are a shebang and then,
+    before any command, ``#SBATCH`` directives (``train``, ``run_pretrain``): a plain script
+    or a Makefile is not read."""
+    if not head.startswith("#!"):
+        return False
+    for raw in head.splitlines()[1:]:
+        stripped = raw.strip()
+        if stripped.startswith(DIRECTIVE):
+            return len(stripped) == len(DIRECTIVE) or stripped[len(DIRECTIVE)].isspace()
+        if stripped and not stripped.startswith("#"):
+            return False  # a command before any directive: sbatch would read none
+    return False
+
+
 def load_file(path: Path, display: str, text: str, options: dict[str, Any]) -> LoadResult:
     result = LoadResult()
+    if is_conf(display):
+        return load_conf(display, text)
     if not ours(text):
         return result
+    if "." not in posixpath.basename(display) and not sniff(text[:SNIFF_BYTES]):
+        return result  # a file with no extension is read only as a script with directives
     script = read(text)
     is_job = display.endswith(JOB_SUFFIXES) or script.first_directive is not None
     if is_job:
@@ -132,6 +154,7 @@ def _script_job(display: str, script: Script) -> TrainingJob:
         )
     if script.checkpoints:
         lines["checkpoint_local_path"], fields["checkpoint_local_path"] = script.checkpoints[0]
+        fields["checkpoint_in_sight"] = fields["checkpoint_local_path"]  # FIN201 on a spot queue
     if script.mounts:
         fields["file_system_mounts"] = tuple(
             ir.Mount(volume=path, mount_path=path, line=n, is_efs=efs) for n, path, efs in script.mounts
@@ -188,6 +211,7 @@ def _submission(display: str, command: Command, index: int) -> TrainingJob:
 
 
 def finalize(records: list[ir.Record]) -> list[ir.Record]:
-    from finlint.loaders.slurm.link import apply_submissions, link_partitions, link_shared_storage
+    from finlint.loaders.slurm import link
 
-    return link_shared_storage(link_partitions(apply_submissions(records)))
+    linked = link.link_partitions(link.link_hyperpod_groups(link.apply_submissions(records)))
+    return link.link_shared_storage(link.link_time_limits(linked))

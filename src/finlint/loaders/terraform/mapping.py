@@ -25,7 +25,7 @@ from finlint.loaders.terraform.items import (
 
 __all__ = ["DEFAULT_NOTE", "MAPPED_TYPES", "Item", "get", "map_items"]
 from finlint.loaders.terraform import ml_storage
-from finlint.loaders.terraform.batch import batch_job_definition
+from finlint.loaders.terraform.batch import batch_job_definition, batch_job_queue
 from finlint.loaders.terraform.kubernetes_provider import K8S_TYPES, kubernetes_resource
 from finlint.loaders.terraform.pools import (
     autoscaling_group,
@@ -215,6 +215,7 @@ SIMPLE = {
     "aws_launch_template": launch_template,
     "awscc_sagemaker_cluster": hyperpod_cluster,
     "aws_batch_job_definition": batch_job_definition,
+    "aws_batch_job_queue": batch_job_queue,
     "aws_sagemaker_hyper_parameter_tuning_job": tuning_job,
 }
 
