@@ -25,11 +25,12 @@ _MARKER = re.compile(r"[ \t]*[A-Za-z_][\w.-]*[ \t]*\r?$")  # a heredoc's closing
 
 def _parse(text: str) -> tuple[Body, list[str]] | None:
     """The file's tree and its lines (split on ``\\n``, ``\\r`` kept); None when it does not
-    parse or has line breaks the parser and the edit applier would count differently."""
+    parse or has line breaks the parser and the edit applier would count differently. A
+    byte-order mark (kept by ``finlint fix``'s reader, dropped by the loader's) is not parsed."""
     if _OTHER_BREAKS.search(text):
         return None
     try:
-        return parse_text(text), text.split("\n")
+        return parse_text(text.removeprefix("\ufeff")), text.split("\n")
     except HclError:
         return None
 

@@ -215,6 +215,8 @@ def test_nested_block_header_line_and_crlf() -> None:
     out = _apply(text, hcl_add("m.tf", text, 2, (), "attempt_duration_seconds", "5"))
     assert out == text.replace("x = 1\r\n", "x = 1\r\n    attempt_duration_seconds = 5\r\n")
     hcl2.loads(out)
+    bom = "\ufeff" + text  # finlint fix reads it as written; the loader parsed it without the mark
+    assert _apply(bom, hcl_add("m.tf", bom, 2, (), "attempt_duration_seconds", "5")) == "\ufeff" + out
 
 
 def test_a_file_that_does_not_parse_gets_no_edit() -> None:
