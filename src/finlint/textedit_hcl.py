@@ -11,10 +11,12 @@ person."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
+from collections.abc import Iterator
 
 from finlint.finding import TextEdit
-from finlint.loaders.terraform.hcl import Block, Body, HclError, Template, parse_text
+from finlint.loaders.terraform.hcl import Block, Body, HclError, ObjectItem, Template, parse_text
 
 #: Line breaks other than ``\n``: the parser counts lines by ``\n`` alone and
 #: :func:`finlint.textedit.apply_edits` by :meth:`str.splitlines`, so such a file gets no edit.
@@ -190,18 +192,38 @@ def hcl_append_after(file: str, text: str, line: int, block: str) -> TextEdit | 
     return TextEdit(file, close_line, end, close_line, end, eol + eol + new + eol)
 
 
-def _heredocs(body: Body, lines: list[str]) -> list[tuple[int, int]]:
-    """``(first, last)`` body lines of every heredoc an attribute is set to, in all blocks."""
-    out: list[tuple[int, int]] = []
+def _heredocs(body: Body, lines: list[str]) -> Iterator[tuple[int, int]]:
+    """``(first, last)`` body lines of every heredoc an attribute or an object's key is set to,
+    in all blocks."""
     for attribute in body.attrs.values():
         expr = attribute.expr
-        # the token ends with the newline after the closing marker: end_line is the line after it
-        closer = attribute.end_line - 1
-        if isinstance(expr, Template) and expr.heredoc and _MARKER.match(lines[closer - 1]):
-            out.append((expr.body_line, closer - 1))
+        if isinstance(expr, Template) and expr.heredoc:
+            # the token ends with the newline after its closing marker: end_line is the next line
+            yield from _checked(expr.body_line, attribute.end_line - 2, lines)
+        yield from _item_heredocs(expr, lines)
     for block in body.blocks:
-        out.extend(_heredocs(block.body, lines))
-    return out
+        yield from _heredocs(block.body, lines)
+
+
+def _item_heredocs(node: object, lines: list[str]) -> Iterator[tuple[int, int]]:
+    """The heredocs of ``key = <<EOT`` object items in expression ``node``: an item has no end
+    line, so the body's last line is counted from its text and its closing marker checked."""
+    if isinstance(node, ObjectItem) and isinstance(node.value, Template) and node.value.heredoc:
+        doc = node.value
+        if doc.parts:
+            newlines = sum(p.count("\n") for p in doc.parts if isinstance(p, str))
+            yield from _checked(doc.body_line, doc.body_line + newlines, lines)
+    if dataclasses.is_dataclass(node) and not isinstance(node, type):
+        for f in dataclasses.fields(node):
+            value = getattr(node, f.name)
+            for item in value if isinstance(value, tuple) else (value,):
+                yield from _item_heredocs(item, lines)
+
+
+def _checked(first: int, last: int, lines: list[str]) -> Iterator[tuple[int, int]]:
+    """``(first, last)`` when the line after ``last`` is a heredoc's closing marker."""
+    if first <= last < len(lines) and _MARKER.match(lines[last]):
+        yield first, last
 
 
 def heredoc_body(text: str, line: int) -> tuple[int, int] | None:

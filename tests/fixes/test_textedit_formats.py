@@ -271,3 +271,5 @@ def test_heredoc_body_is_not_fooled_by_heredoc_like_text_inside_it() -> None:
     assert heredoc_body(text, 10) is None
     underscore = 'resource "k" "p" {\n  yaml_body = <<_Y\nkind: X\n_Y\n}\n'  # HCL allows it
     assert heredoc_body(underscore, 3) == (3, 3)
+    item = 'module "m" {\n  groups = [{\n    content = <<-EOT\n      a: 1\n\n      b: 2\n    EOT\n  }]\n}\n'
+    assert [heredoc_body(item, n) for n in (3, 4, 6, 7)] == [None, (4, 6), (4, 6), None]  # an object's key
