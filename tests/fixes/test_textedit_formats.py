@@ -9,7 +9,7 @@ import json
 import hcl2
 
 from finlint.textedit import apply_edits
-from finlint.textedit_hcl import code_mask, hcl_add, hcl_append_after
+from finlint.textedit_hcl import hcl_add, hcl_append_after
 from finlint.textedit_json import json_add_key
 
 TF = """resource "aws_batch_job_definition" "train" {
@@ -39,7 +39,6 @@ def test_hcl_nested_block_skips_strings_heredocs_and_comments() -> None:
     parsed = hcl2.loads(out)
     job = parsed["resource"][0]['"aws_batch_job_definition"']['"train"']  # python-hcl2 8 keeps quotes
     assert job["timeout"][0]["attempt_duration_seconds"] == 3600
-    assert len(code_mask(TF) or "") == len(TF)
 
 
 def test_hcl_attribute_in_an_existing_block_at_its_indentation() -> None:
@@ -152,7 +151,8 @@ def test_hostile_input_is_refused_not_raised() -> None:
     unbalanced = 'resource "a" "b" {\n' * 3000
     assert hcl_add("m.tf", unbalanced, 1, ("timeout",), "attempt_duration_seconds", "1") is None
     heredoc = 'resource "a" "b" {\n  x = <<EOT\n  }\n'  # a heredoc that never ends
-    assert code_mask(heredoc) is None
+    assert hcl_add("m.tf", heredoc, 1, ("timeout",), "attempt_duration_seconds", "1") is None
+    assert hcl_append_after("m.tf", heredoc, 1, "x {\n}") is None
 
 
 def test_heredoc_body_and_yaml_within_it() -> None:
@@ -179,3 +179,97 @@ def test_json_with_an_astral_escape_gets_no_edit_rather_than_a_shifted_one() -> 
     text = '{"n": "\\ud83d\\ude00", "J": {"a": 1}}\n'  # libyaml would read it at other offsets
     assert json.loads(text)["n"] == "😀"
     assert json_add_key("f.json", text, 1, ("J",), "b", "2", 1) is None
+
+
+DECOYS = """resource "aws_batch_job_definition" "train" {
+  # timeout {
+  #   attempt_duration_seconds = 5
+  # }
+  /* timeout { attempt_duration_seconds = 5 } } */
+  description = "timeout { attempt_duration_seconds = 5 } }"
+  container_properties = <<-EOT
+    timeout {
+      attempt_duration_seconds = 5
+    }
+    }
+  EOT
+  tags = { a = "${jsonencode({ b = "}" })}", c = "$${x}" } // }
+}
+"""
+
+
+def test_block_like_text_in_comments_strings_and_heredocs_is_not_structure() -> None:
+    out = _apply(DECOYS, hcl_add("m.tf", DECOYS, 1, ("timeout",), "attempt_duration_seconds", "60"))
+    added = "  timeout {\n    attempt_duration_seconds = 60\n  }\n"
+    assert out == DECOYS.replace(" // }\n}\n", " // }\n" + added + "}\n")
+    job = hcl2.loads(out)["resource"][0]['"aws_batch_job_definition"']['"train"']
+    assert job["timeout"][0]["attempt_duration_seconds"] == 60
+    block = 'resource "aws_s3_bucket" "b" {\n  bucket = "b"\n}'
+    assert _apply(DECOYS, hcl_append_after("m.tf", DECOYS, 1, block)) == DECOYS + "\n" + block + "\n"
+    for line in (2, 5, 8):  # "timeout {" in a comment, a block comment, a heredoc: no block opens
+        assert hcl_add("m.tf", DECOYS, line, (), "attempt_duration_seconds", "1") is None
+
+
+def test_nested_block_header_line_and_crlf() -> None:
+    text = 'resource "a" "b" {\r\n  timeout {\r\n    x = 1\r\n  }\r\n}\r\n'
+    out = _apply(text, hcl_add("m.tf", text, 2, (), "attempt_duration_seconds", "5"))
+    assert out == text.replace("x = 1\r\n", "x = 1\r\n    attempt_duration_seconds = 5\r\n")
+    hcl2.loads(out)
+    bom = "\ufeff" + text  # finlint fix reads it as written; the loader parsed it without the mark
+    assert _apply(bom, hcl_add("m.tf", bom, 2, (), "attempt_duration_seconds", "5")) == "\ufeff" + out
+
+
+def test_a_file_that_does_not_parse_gets_no_edit() -> None:
+    from finlint.textedit_hcl import hcl_literal, heredoc_body
+
+    bad = 'resource "a" "b" {\n  x = = 1\n  o {\n    p = "s3://b"\n  }\n}\n'  # braces balance
+    assert hcl_add("m.tf", bad, 1, ("timeout",), "attempt_duration_seconds", "1") is None
+    assert hcl_append_after("m.tf", bad, 1, "x {\n}") is None
+    assert hcl_literal(bad, 1, ("o",), "p") is None
+    heredoc = 'resource "k" "p" {\n  y = <<-Y\n    a: 1\n  Y\n  z = = 1\n}\n'
+    assert heredoc_body(heredoc, 3) is None
+    separators = 'resource "a" "b" {\n  name = "x\u2028y"\n}\n'  # a line break to str.splitlines
+    assert hcl_add("m.tf", separators, 1, ("timeout",), "attempt_duration_seconds", "1") is None
+
+
+def test_closing_brace_shared_with_other_code_gets_no_edit() -> None:
+    shared = 'resource "a" "b" {\n  tags = {\n    a = 1\n  } }\n'
+    assert hcl_add("m.tf", shared, 1, ("timeout",), "attempt_duration_seconds", "1") is None
+    assert hcl_append_after("m.tf", shared, 1, "x {\n}") is None
+    commented = 'resource "a" "b" {\n  name = "n"\n} # end\n'
+    out = _apply(commented, hcl_add("m.tf", commented, 1, (), "attempt_duration_seconds", "1"))
+    assert out == commented.replace("} # end", "  attempt_duration_seconds = 1\n} # end")
+    assert hcl_append_after("m.tf", commented, 1, "x {\n}") is None  # a comment after the brace
+
+
+def test_hcl_literal_refuses_what_would_need_escaping_again() -> None:
+    from finlint.textedit_hcl import hcl_literal
+
+    def literal(value: str) -> str | None:
+        text = f'resource "a" "b" {{\n  o {{\n    p = {value}\n  }}\n}}\n'
+        return hcl_literal(text, 1, ("o",), "p")
+
+    assert literal('"s3://b/o"') == "s3://b/o"
+    assert literal('"s3://b/\\"o"') is None  # an escaped quote
+    assert literal('"s3://b/$${o}"') is None  # an escaped interpolation
+    assert literal('"s3://b/%{if true}x%{endif}"') is None  # a directive
+    assert literal("<<EOT\ns3://b/o\nEOT\n") is None  # a heredoc
+    assert literal("var.path") is None  # not a string
+    twice = 'resource "a" "b" {\n  o {\n    p = "s3://x"\n    p = "s3://y"\n  }\n}\n'
+    assert hcl_literal(twice, 1, ("o",), "p") is None
+
+
+def test_heredoc_body_is_not_fooled_by_heredoc_like_text_inside_it() -> None:
+    from finlint.textedit_hcl import heredoc_body
+
+    text = (
+        'resource "k" "p" {\n  yaml_body = <<-YAML\n    kind: X\n    script: |\n'
+        "      a = <<EOF\n      echo\n      EOF\n    spec:\n      a: 1\n  YAML\n}\n"
+    )
+    assert heredoc_body(text, 9) == (3, 9)
+    assert heredoc_body(text, 6) == (3, 9)
+    assert heredoc_body(text, 10) is None
+    underscore = 'resource "k" "p" {\n  yaml_body = <<_Y\nkind: X\n_Y\n}\n'  # HCL allows it
+    assert heredoc_body(underscore, 3) == (3, 3)
+    item = 'module "m" {\n  groups = [{\n    content = <<-EOT\n      a: 1\n\n      b: 2\n    EOT\n  }]\n}\n'
+    assert [heredoc_body(item, n) for n in (3, 4, 6, 7)] == [None, (4, 6), (4, 6), None]  # an object's key

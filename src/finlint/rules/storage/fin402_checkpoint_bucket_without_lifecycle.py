@@ -184,17 +184,17 @@ def fix(finding: Finding, text: str, usage: Mapping[str, Any]) -> Fix | None:
         edit = yaml_add_key(finding.file, text, finding.line, path, "LifecycleConfiguration", _CFN_RULE, 2)
         return Fix(f"add LifecycleConfiguration ({days})", False, (edit,)) if edit else None
     if bucket.source_format in ("terraform", "terraform-plan") and finding.file.endswith(".tf"):
-        from finlint.textedit_hcl import code_mask, hcl_append_after
+        from finlint.textedit_hcl import hcl_append_after, hcl_block_attributes
 
         line = bucket.location.line
         lines = text.splitlines()
         match = _TF_BUCKET.match(lines[line - 1]) if 1 <= line <= len(lines) else None
-        mask = code_mask(text)
-        if match is None or mask is None:
+        attrs = hcl_block_attributes(text, line)
+        if match is None or attrs is None:
             return None
         name = match.group(1)
         taken = re.compile(rf'"aws_s3_bucket_lifecycle_configuration"\s+"{re.escape(name)}"')
-        if taken.search(text) or _repeated(mask, line):
+        if taken.search(text) or attrs & {"count", "for_each"}:  # .id would name no one bucket
             return None
         edit = hcl_append_after(finding.file, text, line, _TF_RULE.format(name=name))
         return (
@@ -203,18 +203,6 @@ def fix(finding: Finding, text: str, usage: Mapping[str, Any]) -> Fix | None:
             else None
         )
     return None
-
-
-def _repeated(mask: str, line: int) -> bool:
-    """Whether the block opening on ``line`` has ``count`` or ``for_each`` (``aws_s3_bucket.x.id``
-    would not name one bucket)."""
-    from finlint.textedit_hcl import block_span
-
-    span = block_span(mask, line)
-    if span is None:
-        return True
-    body = mask[span[0] + 1 : span[1]]
-    return re.search(r"(?m)^\s*(count|for_each)\s*=", body) is not None
 
 
 RULE = Rule(
