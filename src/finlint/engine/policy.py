@@ -132,8 +132,9 @@ class Examples(Sequence[Example]):
 
 
 _EXAMPLES_KEY = re.compile(r"^examples:[ \t]*(?:#.*)?$", re.MULTILINE)
-#: a line that may follow the last top-level key: blank, indented, a comment or a sequence item
-_INSIDE = re.compile(r"(?:[ #]|- |-$|$)")
+#: a line that may not follow the last top-level key: not blank, indented, a comment or a
+#: sequence item (one search over the text, not a match per line)
+_OUTSIDE = re.compile(r"^(?![ #]|- |-$|$)", re.MULTILINE)
 
 
 def split_examples(text: str) -> tuple[str, str] | None:
@@ -144,7 +145,7 @@ def split_examples(text: str) -> tuple[str, str] | None:
     if match is None:
         return None
     tail = text[match.start() :]
-    if any(not _INSIDE.match(line) for line in tail.splitlines()[1:]):
+    if _OUTSIDE.search(text, match.end() + 1) is not None:
         return None
     head = text[: match.start()]
     return head, "\n" * head.count("\n") + tail
