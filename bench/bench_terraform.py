@@ -2,11 +2,12 @@
 generated Terraform-heavy tree of many configurations.
 
 Run: python bench/bench_terraform.py [--files 200] [--repeat 3]
-     python bench/bench_terraform.py --tree-dirs 150 --tree-files 10 [--keep /tmp/tftree]
+     python bench/bench_terraform.py --tree-dirs 150 --tree-files 10 [--keep /tmp/tftree] [--module-heavy]
 Prints wall times (median of --repeat runs); the parse cache is cleared before each run.
 
 The tree (``--tree-dirs`` configurations of ``--tree-files`` files; every fifth one calls a
-shared local module, ``modules/pool``) is scanned in-process once to count how often each .tf
+shared local module, ``modules/pool``; with ``--module-heavy`` every one does and every file
+names the module's output) is scanned in-process once to count how often each .tf
 file is parsed (python-hcl2's parse, the cost that matters: it must be once per file, also past
 1,024 files), then as cold processes with ``--jobs 1`` and ``--jobs 2`` (alternating; the
 speed-up of the medians). ``--keep DIR`` leaves the tree there, e.g. for ``bench/phases.py``.
@@ -93,8 +94,17 @@ resource "aws_eks_node_group" "shared" {
 """
 
 
-def generate_tree(root: Path, dirs: int, files: int) -> int:
-    """``dirs`` configurations of ``files`` files each, plus the shared module; the .tf count."""
+MODULE_REF = """
+locals {{
+  pool_name_{i} = module.pool_{d}.name
+}}
+"""
+
+
+def generate_tree(root: Path, dirs: int, files: int, module_heavy: bool = False) -> int:
+    """``dirs`` configurations of ``files`` files each, plus the shared module; the .tf count.
+    ``module_heavy``: every configuration calls the module and every file names its output
+    (``module.pool_N.name``), as the configurations of a live-infrastructure repository do."""
     (root / "modules" / "pool").mkdir(parents=True)
     (root / "modules" / "pool" / "main.tf").write_text(POOL_MODULE)
     for d in range(dirs):
@@ -104,8 +114,9 @@ def generate_tree(root: Path, dirs: int, files: int) -> int:
         for j in range(1, files):  # distinct texts: the parse cache is by content
             i = d * files + j
             itype = "p5.48xlarge" if i % 10 == 0 else "g5.12xlarge"
-            (directory / f"team_{j:03d}.tf").write_text(RESOURCE.format(i=i, itype=itype))
-        if d % 5 == 0:
+            ref = MODULE_REF.format(i=i, d=d) if module_heavy else ""
+            (directory / f"team_{j:03d}.tf").write_text(RESOURCE.format(i=i, itype=itype) + ref)
+        if d % 5 == 0 or module_heavy:
             (directory / "pool.tf").write_text(MODULE_CALL.format(i=d))
     return sum(1 for _ in root.glob("**/*.tf"))
 
@@ -151,10 +162,11 @@ def tree_case(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(args.keep) if args.keep else Path(tmp)
         root.mkdir(parents=True, exist_ok=True)
-        tf_files = generate_tree(root, args.tree_dirs, args.tree_files)
+        tf_files = generate_tree(root, args.tree_dirs, args.tree_files, args.module_heavy)
         parses, distinct = count_parses(root)
         print(
-            f"tree: {args.tree_dirs} configurations, {tf_files} .tf files: {parses} parses of "
+            f"tree{' (module-heavy)' if args.module_heavy else ''}: {args.tree_dirs} configurations, "
+            f"{tf_files} .tf files: {parses} parses of "
             f"{distinct} distinct texts in one scan ({parses / max(1, distinct):.2f} per text)"
         )
         medians = time_jobs(root, args.repeat)
@@ -201,6 +213,9 @@ def main() -> None:
     parser.add_argument("--tree-dirs", type=int, default=0, help="the tree case: configurations")
     parser.add_argument("--tree-files", type=int, default=10, help="the tree case: files per configuration")
     parser.add_argument("--keep", help="the tree case: write the tree here and leave it")
+    parser.add_argument(
+        "--module-heavy", action="store_true", help="the tree case: every configuration calls the module"
+    )
     args = parser.parse_args()
     if args.tree_dirs:
         tree_case(args)

@@ -61,6 +61,8 @@ def test_one_cloudformation_file_imports_one_loader_and_one_cost_model(tmp_path:
         "hcl2",
         "lark",
         "tomllib",
+        "finlint.review.hosts",  # `finlint suggest` only: urllib.request, http.client, email, ssl
+        "http.client",
     }
     assert modules & never == set()
 
@@ -100,3 +102,30 @@ def test_every_dataclass_says_what_it_is() -> None:
             if ours and (value.__doc__ or "").startswith(f"{name}("):
                 missing.append(f"{info.name}.{name}")
     assert missing == []
+
+
+def test_a_scan_parses_no_policy_example(tmp_path: Path) -> None:
+    """The built-in pack's examples (~85 % of its YAML) are parsed only when asked for."""
+    probe = """
+import sys
+from finlint.cli import main
+from finlint.engine import policy
+parsed = []
+real = policy._load_example
+policy._load_example = lambda *a: parsed.append(a) or real(*a)
+try:
+    main(args=sys.argv[1:], prog_name="finlint")
+except SystemExit:
+    pass
+print(len(parsed), file=sys.stderr)
+"""
+    template = REPO / "fixtures" / "cloudformation" / "bad" / "sfn-spot-no-checkpoint.yaml"
+    proc = subprocess.run(
+        [sys.executable, "-c", probe, "scan", "--format", "text", str(template)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert proc.stderr.strip().splitlines()[-1] == "0", proc.stderr

@@ -8,6 +8,7 @@ import os
 import shutil
 import signal
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -239,3 +240,71 @@ def test_a_multi_threaded_process_scans_without_forking(tree: Path, monkeypatch:
     finally:
         stop.set()
         other.join()
+
+
+def _terraform_tree(root: Path) -> Path:
+    """Configurations that call a shared module, one that calls another configuration, and a
+    cycle nobody else calls: the units a serial scan leaves out are its module directories."""
+    pool = 'variable "t" {}\nresource "aws_eks_node_group" "p" {\n  instance_types = [var.t]\n}\n'
+    (root / "modules" / "pool").mkdir(parents=True)
+    (root / "modules" / "pool" / "main.tf").write_text(pool)
+    for i in range(6):
+        stack = root / f"stack{i}"
+        stack.mkdir()
+        (stack / "main.tf").write_text(
+            f'module "p" {{\n  source = "../modules/pool"\n  t = "p5.48xlarge"\n}}\n# {i}\n'
+        )
+    (root / "stack0" / "more.tf").write_text('module "s1" {\n  source = "../stack1"\n}\n')
+    for a, b in (("cyc_a", "cyc_b"), ("cyc_b", "cyc_a")):
+        (root / a).mkdir()
+        (root / a / "main.tf").write_text(f'module "x" {{\n  source = "../{b}"\n}}\n{pool}')
+    return root
+
+
+@pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="needs fork")
+def test_terraform_units_in_workers_leave_out_the_modules_a_serial_scan_leaves_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from finlint.loaders import dispatch
+
+    root = _terraform_tree(tmp_path / "tf")
+    serial = report(root, 1, monkeypatch)
+    monkeypatch.setattr(parallel, "MIN_FILES", 0)
+    real = dispatch.load_unit
+
+    def spy(spec: Any, directory: Path, files: list[Path], options: ScanOptions) -> Any:
+        (tmp_path / f"loaded-{os.getpid()}-{directory.name}").touch()
+        return real(spec, directory, files, options)
+
+    monkeypatch.setattr(dispatch, "load_unit", spy)  # inherited by forked workers
+    assert report(root, 2, monkeypatch) == serial
+    loaders = {p.name.split("-")[1] for p in tmp_path.glob("loaded-*")}
+    assert loaders and str(os.getpid()) not in loaders  # every unit loaded in a worker
+    records = [(r.location.file, r.address) for r in lint(ScanOptions(paths=[Path(".")], jobs=2)).records]
+    assert records == [(r.location.file, r.address) for r in lint(ScanOptions(paths=[Path(".")])).records]
+    # the module and stack1 only through their callers, the cycle from its first member
+    assert ("modules/pool/main.tf", "module.s1.module.p.aws_eks_node_group.p") in records
+    assert {file.split("/")[0] for file, _ in records} == {"modules", "cyc_a", "cyc_b"}
+    assert len(records) == 8
+
+
+@pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="needs fork")
+def test_a_failed_unit_group_is_loaded_here_with_its_module_calls(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from finlint.loaders import dispatch
+
+    root = _terraform_tree(tmp_path / "tf")
+    serial = report(root, 1, monkeypatch)
+    monkeypatch.setattr(parallel, "MIN_FILES", 0)
+    main, real = os.getpid(), dispatch.load_unit
+
+    def failing(spec: Any, directory: Path, files: list[Path], options: ScanOptions) -> Any:
+        if os.getpid() != main:
+            (tmp_path / "failed-in-worker").touch()
+            raise MemoryError("ran out")  # every group a worker takes
+        return real(spec, directory, files, options)
+
+    monkeypatch.setattr(dispatch, "load_unit", failing)
+    assert report(root, 2, monkeypatch) == serial
+    assert (tmp_path / "failed-in-worker").exists()

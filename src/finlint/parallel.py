@@ -8,7 +8,9 @@ Results are taken in list order, so records, errors and notices are in exactly t
 serial run produces and everything after loading (linking, rules, pricing, reports) is
 unchanged. Directory units whose loader says they load alone (``LoaderSpec.independent_units``:
 Terraform configurations) are loaded the same way, after the files, groups of whole units per
-task (:func:`load_units`); Helm charts stay in this process.
+task (:func:`load_units`), each unit with the local modules it calls, so no file is parsed in
+this process first; the units another unit calls are left out here, as a serial scan does.
+Helm charts stay in this process.
 
 Rules run after linking, over every record at once. With many records (:data:`MIN_RECORDS`)
 and a process that can fork (:func:`can_fork`: no other thread runs in it), the record indices
@@ -36,7 +38,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from finlint.ir import LoadResult
-from finlint.loaders import LoaderSpec, LoaderUnavailable
+from finlint.loaders import DirectoryLoader, IndependentDirectoryLoader, LoaderSpec, LoaderUnavailable
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
@@ -192,16 +194,28 @@ Unit = tuple[Path, list[Path]]  # a directory and the files its loader is handed
 
 
 def load_units(spec: LoaderSpec, units: list[Unit], options: ScanOptions) -> Iterator[LoadResult]:
-    """One LoadResult per directory unit, in the order of ``units``: in ``--jobs`` workers
-    when the format's units are independent and hold :data:`MIN_FILES` files or more."""
+    """One LoadResult per directory unit that no other unit calls as a module (the loader's
+    ``module_directories``), in the order of ``units``: in ``--jobs`` workers when the format's
+    units are independent and hold :data:`MIN_FILES` files or more.
+
+    Serially, the module calls are found first (the files with a ``module`` block parsed, then
+    kept for the load). In workers, each unit is loaded and then says which modules it calls
+    (from the files its load just parsed), and the units called by others are left out here:
+    nothing is parsed in this process before the workers start, where a Terraform tree whose
+    configurations call modules had most of its files parsed serially. A called module's
+    standalone load is the work this costs; the output is the serial one."""
     from finlint.loaders.dispatch import load_unit
 
     jobs = min(options.jobs, default_jobs() * 4)
     files = sum(len(unit_files) for _, unit_files in units)
     if jobs <= 1 or not spec.independent_units or len(units) < 2 or files < MIN_FILES:
+        directory_loader: DirectoryLoader = spec.load()
+        skip = directory_loader.module_directories([directory for directory, _ in units])
         for directory, unit_files in units:
-            yield load_unit(spec, directory, unit_files, options)
+            if directory not in skip:
+                yield load_unit(spec, directory, unit_files, options)
         return
+    module: IndependentDirectoryLoader = spec.load()
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
@@ -216,8 +230,9 @@ def load_units(spec: LoaderSpec, units: list[Unit], options: ScanOptions) -> Ite
         if groups[-1] and sum(len(f) for _, f in groups[-1]) + len(unit[1]) > size:
             groups.append([])
         groups[-1].append(unit)
+    done: list[tuple[LoadResult | None, set[Path] | None]] = []
     with ProcessPoolExecutor(jobs, mp_context=context, initializer=_init, initargs=(worker_options,)) as pool:
-        futures: list[Future[list[LoadResult | None]] | None] = []
+        futures: list[Future[list[tuple[LoadResult | None, set[Path]]]] | None] = []
         for group in groups:
             try:
                 futures.append(pool.submit(_run_units, spec, group))
@@ -227,15 +242,22 @@ def load_units(spec: LoaderSpec, units: list[Unit], options: ScanOptions) -> Ite
             try:
                 if future is None:
                     raise BrokenProcessPool
-                loaded = future.result()
+                done.extend(future.result())
             except LoaderUnavailable:
                 raise
             except Exception:  # noqa: BLE001 - the group is loaded again here, never lost
-                loaded = [None] * len(group)
-            for (directory, unit_files), result in zip(group, loaded, strict=True):
-                # None: the unit used the run's shared state (a Helm render's once-per-run
-                # notice): loaded here, in order, with this run's state, as a serial scan does
-                yield result if result is not None else load_unit(spec, directory, unit_files, options)
+                done.extend((None, None) for _ in group)
+    calls = {
+        directory: found if found is not None else module.module_calls(directory)
+        for (directory, _), (_, found) in zip(units, done, strict=True)
+    }
+    skip = module.modules_called(calls)
+    for (directory, unit_files), (result, _) in zip(units, done, strict=True):
+        if directory in skip:
+            continue
+        # None: the unit used the run's shared state (a Helm render's once-per-run notice), or
+        # its worker failed: loaded here, in order, with this run's state, as a serial scan does
+        yield result if result is not None else load_unit(spec, directory, unit_files, options)
 
 
 class _RunState(dict[str, Any]):
@@ -265,18 +287,20 @@ class _RunState(dict[str, Any]):
         return super().setdefault(key, default)
 
 
-def _run_units(spec: LoaderSpec, group: list[Unit]) -> list[LoadResult | None]:
-    """A worker's task: a group of directory units of ``spec``'s format; None for a unit whose
-    loader used the run's shared state (the main process loads it again, with the real one)."""
+def _run_units(spec: LoaderSpec, group: list[Unit]) -> list[tuple[LoadResult | None, set[Path]]]:
+    """A worker's task: a group of directory units of ``spec``'s format, each loaded (None for a
+    unit whose loader used the run's shared state: the main process loads it again, with the
+    real one) with the local modules it calls (its files are parsed by then)."""
     from finlint.loaders.dispatch import load_unit
 
     assert _options is not None
-    out: list[LoadResult | None] = []
+    module: IndependentDirectoryLoader = spec.load()
+    out: list[tuple[LoadResult | None, set[Path]]] = []
     for directory, unit_files in group:
         state = _RunState()
         options = replace(_options, loader_options={**_options.loader_options, "run": state})
         result = load_unit(spec, directory, unit_files, options)
-        out.append(None if state.touched else result)
+        out.append((None if state.touched else result, module.module_calls(directory)))
     return out
 
 

@@ -46,3 +46,23 @@ def test_every_rule_documents_why_and_references() -> None:
 def test_policy_file_named_after_id_and_name() -> None:
     for policy in load_policies():
         assert Path(policy.path).name == f"{policy.id}-{policy.name}.yaml"
+
+
+def test_lazily_parsed_examples_are_the_eagerly_parsed_ones() -> None:
+    """The built-in pack's examples are parsed on first use (a scan never reads them): the same
+    examples, at the same lines, as parsing each whole file; a file whose split is not certain
+    (a top-level key after ``examples:``) is parsed whole."""
+    from dataclasses import replace
+
+    from finlint.engine.policy import Examples, builtin_policy_dir, split_examples
+    from finlint.rules import load_policy
+
+    for path in sorted(builtin_policy_dir().glob("*.yaml")):
+        lazy, eager = load_policy(path, builtin=True), load_policy(path, builtin=False)
+        assert isinstance(lazy.examples, Examples) and isinstance(eager.examples, tuple), path.name
+        assert tuple(lazy.examples) == eager.examples and lazy == replace(eager, builtin=True), path.name
+    text = (builtin_policy_dir() / "FIN101-training-job-missing-max-runtime.yaml").read_text(encoding="utf-8")
+    assert split_examples(text + "tags: [late]\n") is None
+    assert split_examples(text + "---\n") is None
+    head, tail = split_examples(text) or ("", "")
+    assert head.count("\n") == tail.count("\n") - text[len(head) :].count("\n") and "examples:" not in head

@@ -43,7 +43,7 @@ def run(
     options = run_.options
     options.display_root = Path.cwd()
     result: Any = cost_guard(lambda: lint(options, run_.policies))
-    fixes = plan(result.findings, reader_for(options), options, unsafe_fixes)
+    fixes = plan(result.findings, reader_for(options), options, unsafe_fixes, run_.policies)
     applied = sum(ff.resolved for ff in fixes.files)
     terminal = sys.stdout.isatty()
     for ff in fixes.files:

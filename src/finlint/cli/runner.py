@@ -320,7 +320,7 @@ def scan(
     if any(fmt in FIX_FORMATS for fmt, _ in targets):
         from finlint.fixes import offer_fixes
 
-        offer_fixes(result.findings, run.options)
+        offer_fixes(result.findings, run.options, run.policies)
     comparison = None
     known = baseline or (run.config.baseline if write_baseline is None else None)
     if write_baseline is not None or known is not None:

@@ -12,13 +12,17 @@ import os
 import re
 import sys
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import click
 
 from finlint.escape import clean
-from finlint.review import hosts
-from finlint.review.suggestions import Suggestion, load_report, to_suggestions, unique
+
+if TYPE_CHECKING:
+    from finlint.review.suggestions import Suggestion
+
+# finlint.review.hosts (urllib.request: http.client, email, ssl; ~25 ms) is imported by the
+# functions that post, not here: every command line imports this module to declare the command.
 
 EXIT_OK, EXIT_ERROR = 0, 2
 
@@ -42,6 +46,8 @@ def _fail(message: str) -> NoReturn:
 
 
 def _github(suggestions: list[Suggestion], number: int | None, dry_run: bool) -> None:
+    from finlint.review import hosts
+
     repo = os.environ.get("GITHUB_REPOSITORY", "")
     number = number or _pr_number()
     if dry_run:
@@ -70,6 +76,8 @@ def _github(suggestions: list[Suggestion], number: int | None, dry_run: bool) ->
 
 
 def _gitlab(suggestions: list[Suggestion], number: int | None, dry_run: bool) -> None:
+    from finlint.review import hosts
+
     project = os.environ.get("CI_PROJECT_ID", "")
     iid = number or int(os.environ.get("CI_MERGE_REQUEST_IID", "0") or 0)
     if dry_run:
@@ -110,6 +118,9 @@ def suggest_cmd(report: Path, host: str | None, root: Path, number: int | None, 
 
     Exit 0 when posted (or nothing to post), 2 on a usage or HTTP error.
     """
+    from finlint.review import hosts
+    from finlint.review.suggestions import load_report, to_suggestions, unique
+
     if host is None:
         _fail("choose --github or --gitlab")
     try:

@@ -10,9 +10,10 @@ from __future__ import annotations
 import inspect
 import os
 import re
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, overload
 
 from finlint.engine.facts import FactFn
 from finlint.errors import LocatedError
@@ -86,6 +87,70 @@ class Example:
     fixed: str | None = None  # a fail example's code after `finlint fix --unsafe-fixes`
 
 
+class Examples(Sequence[Example]):
+    """A built-in policy's ``examples:``, parsed when first asked for (the tests, ``finlint
+    rules``, the docs): they are about 85 % of the pack's YAML, and a scan never reads them.
+    The test suite runs every one of them; a user policy's are checked when it is loaded."""
+
+    def __init__(self, file: str, text: str) -> None:
+        self._file = file
+        self._text = text  # the policy text with everything before `examples:` blanked out
+        self._parsed: tuple[Example, ...] | None = None
+
+    def _all(self) -> tuple[Example, ...]:
+        if self._parsed is None:
+            try:
+                docs = load_all(self._text)
+            except YamlLoadError as exc:
+                raise PolicyError(self._file, exc.line, exc.message) from exc
+            raw = docs[0].get("examples") if len(docs) == 1 and isinstance(docs[0], LineDict) else None
+            self._parsed = tuple(_load_example(self._file, e, i) for i, e in enumerate(raw or ()))
+        return self._parsed
+
+    @overload
+    def __getitem__(self, index: int) -> Example: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Example]: ...
+    def __getitem__(self, index: int | slice) -> Example | Sequence[Example]:
+        return self._all()[index]
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+    def __iter__(self) -> Iterator[Example]:
+        return iter(self._all())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (Examples, tuple)):
+            return self._all() == tuple(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # like the tuple it stands for, compared by value
+
+    def __repr__(self) -> str:
+        return f"Examples({self._file!r})"
+
+
+_EXAMPLES_KEY = re.compile(r"^examples:[ \t]*(?:#.*)?$", re.MULTILINE)
+#: a line that may not follow the last top-level key: not blank, indented, a comment or a
+#: sequence item (one search over the text, not a match per line)
+_OUTSIDE = re.compile(r"^(?![ #]|- |-$|$)", re.MULTILINE)
+
+
+def split_examples(text: str) -> tuple[str, str] | None:
+    """``(head, examples)`` of a policy whose last top-level key is ``examples:``: the text
+    before it, and the text from it with every earlier line blank (so its lines are the file's).
+    None when the split is not certain (no such key, a later top-level key or document)."""
+    match = _EXAMPLES_KEY.search(text)
+    if match is None:
+        return None
+    tail = text[match.start() :]
+    if _OUTSIDE.search(text, match.end() + 1) is not None:
+        return None
+    head = text[: match.start()]
+    return head, "\n" * head.count("\n") + tail
+
+
 @dataclass(frozen=True)
 class SeverityCase:
     """``severity_when`` entry: this severity when the condition is known true (first match wins)."""
@@ -116,7 +181,7 @@ class Policy:
     message: str | dict[str, str]  # one template, or one per IR kind
     cost_model: str | None
     docs: dict[str, Any]
-    examples: tuple[Example, ...]
+    examples: Sequence[Example]  # a tuple, or the built-in pack's lazily parsed Examples
     tags: tuple[str, ...]
     path: str
     builtin: bool = True
@@ -200,8 +265,13 @@ def policy_files(directory: Path) -> list[Path]:
 
 def load_policy(path: Path, builtin: bool, facts: Mapping[str, FactFn]) -> Policy:
     file = str(path)
+    lazy: Examples | None = None
     try:
-        docs = load_all(read_text(path, MAX_POLICY_BYTES))
+        text = read_text(path, MAX_POLICY_BYTES)
+        split = split_examples(text) if builtin else None
+        if split is not None:
+            text, lazy = split[0], Examples(file, split[1])
+        docs = load_all(text)
     except Unreadable as exc:
         raise PolicyError(file, 1, f"cannot read policy: {exc}") from exc
     except YamlLoadError as exc:
@@ -257,7 +327,11 @@ def load_policy(path: Path, builtin: bool, facts: Mapping[str, FactFn]) -> Polic
     else:
         message = str(message)
     regex_params = _check_regexes(doc, lets, condition, severity_when, params, facts, fail)
-    examples = tuple(_load_example(file, e, i) for i, e in enumerate(doc.get("examples") or ()))
+    examples: Sequence[Example] = (
+        lazy
+        if lazy is not None
+        else tuple(_load_example(file, e, i) for i, e in enumerate(doc.get("examples") or ()))
+    )
     at_raw = doc.get("at") or []
     at: list[str] = [str(a) for a in (at_raw if isinstance(at_raw, list) else [at_raw])]
     return Policy(

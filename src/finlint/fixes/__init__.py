@@ -14,13 +14,16 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from finlint.confine import inside
 from finlint.finding import Finding, Fix
 from finlint.options import ScanOptions
 from finlint.textedit import apply_edits, unified_diff
 from finlint.untrusted import read_bytes
+
+if TYPE_CHECKING:
+    from finlint.engine import Policy
 
 MAX_BYTES = 4 * 1024 * 1024
 
@@ -114,9 +117,10 @@ def _same(resource: str, alone: str) -> bool:
     return resource == alone or resource.endswith("." + alone)
 
 
-def _lint_alone(name: str, text: str, options: ScanOptions) -> list[Finding]:
+def _lint_alone(name: str, text: str, options: ScanOptions, policies: list[Policy] | None) -> list[Finding]:
     """The findings of ``text`` as file ``name``, linted alone in a scratch folder (a re-lint
-    never writes into the scanned repository)."""
+    never writes into the scanned repository), with the scan's ``policies`` (None: loaded
+    again from ``options``; each re-lint loading the pack again was most of a fixable scan)."""
     from finlint.scan import lint
 
     with tempfile.TemporaryDirectory(prefix="finlint-fix-") as tmp:
@@ -124,13 +128,13 @@ def _lint_alone(name: str, text: str, options: ScanOptions) -> list[Finding]:
         target = root / Path(name).name
         target.write_text(text, encoding="utf-8")
         scratch = replace(options, paths=[root], display_root=root, context=False, jobs=1, progress=None)
-        return lint(scratch).findings
+        return lint(scratch, policies).findings
 
 
-def _survives(ff: FileFix, options: ScanOptions) -> str | None:
+def _survives(ff: FileFix, options: ScanOptions, policies: list[Policy] | None) -> str | None:
     """Why the edited file does not survive a re-lint (None: it does)."""
-    before = _lint_alone(ff.file, ff.before, options)
-    after = _lint_alone(ff.file, ff.after, options)
+    before = _lint_alone(ff.file, ff.before, options, policies)
+    after = _lint_alone(ff.file, ff.after, options, policies)
     if any(f.rule_id == "FIN000" for f in after):
         return "the edited file does not parse"
     fixed = {(f.rule_id, f.resource) for f, _ in [*ff.fixes, *((s, None) for s in ff.shared)]}
@@ -146,9 +150,14 @@ def _survives(ff: FileFix, options: ScanOptions) -> str | None:
 
 
 def plan(
-    findings: list[Finding], read: Callable[[str], str | None], options: ScanOptions, unsafe: bool
+    findings: list[Finding],
+    read: Callable[[str], str | None],
+    options: ScanOptions,
+    unsafe: bool,
+    policies: list[Policy] | None = None,
 ) -> FixPlan:
-    """Which fixes to apply, file by file: non-overlapping, re-linted, safe ones unless ``unsafe``."""
+    """Which fixes to apply, file by file: non-overlapping, re-linted (with the scan's
+    ``policies``, if given), safe ones unless ``unsafe``."""
     attach_fixes(findings, read, options.cost_settings)
     by_file: dict[str, list[tuple[Finding, Fix]]] = defaultdict(list)
     skipped = 0
@@ -168,9 +177,9 @@ def plan(
         if not chosen:
             continue
         ff = FileFix(name, before, apply_edits(before, [e for _, fx in chosen for e in fx.edits]), chosen)
-        why = _survives(ff, options)
+        why = _survives(ff, options, policies)
         if why is not None:  # try them one by one: keep the ones that survive alone
-            ff = _one_by_one(name, before, chosen, options, rejected)
+            ff = _one_by_one(name, before, chosen, options, rejected, policies)
         kept = {tuple(fx.edits) for _, fx in ff.fixes}
         for finding, fix in duplicates:
             if tuple(fix.edits) in kept:
@@ -217,12 +226,13 @@ def _one_by_one(
     chosen: list[tuple[Finding, Fix]],
     options: ScanOptions,
     rejected: list[tuple[Finding, str]],
+    policies: list[Policy] | None,
 ) -> FileFix:
     kept: list[tuple[Finding, Fix]] = []
     for finding, fix in chosen:
         trial = kept + [(finding, fix)]
         ff = FileFix(name, before, apply_edits(before, [e for _, fx in trial for e in fx.edits]), trial)
-        why = _survives(ff, options)
+        why = _survives(ff, options, policies)
         if why is None:
             kept = trial
         else:
@@ -230,10 +240,11 @@ def _one_by_one(
     return FileFix(name, before, apply_edits(before, [e for _, fx in kept for e in fx.edits]), kept)
 
 
-def offer_fixes(findings: list[Finding], options: ScanOptions) -> int:
-    """Set ``Finding.fix`` (safe and unsafe) on the findings of a scan run with ``options``, each
-    re-linted first; what ``finlint scan`` calls for reports that carry fixes. How many got one."""
-    plan(findings, reader_for(options), options, unsafe=True)
+def offer_fixes(findings: list[Finding], options: ScanOptions, policies: list[Policy] | None = None) -> int:
+    """Set ``Finding.fix`` (safe and unsafe) on the findings of a scan run with ``options`` (and
+    ``policies``), each re-linted first; what ``finlint scan`` calls for reports that carry
+    fixes. How many got one."""
+    plan(findings, reader_for(options), options, unsafe=True, policies=policies)
     return sum(1 for f in findings if f.fix is not None)
 
 

@@ -21,6 +21,7 @@ from finlint.loaders.base import (
     DocumentLoader,
     FieldCollector,
     FileLoader,
+    IndependentDirectoryLoader,
     no_finalize,
 )
 
@@ -31,6 +32,7 @@ __all__ = [
     "DocumentLoader",
     "FieldCollector",
     "FileLoader",
+    "IndependentDirectoryLoader",
     "LoaderSpec",
     "LoaderUnavailable",
     "document_loader_for",
@@ -78,7 +80,8 @@ class LoaderSpec:
     marker_files: tuple[str, ...] = ()
     #: a directory loader whose units load alone (no state shared across a run, no threads):
     #: ``--jobs`` may load them in worker processes (Terraform; not Helm, whose renderer starts
-    #: threads and whose notices are once per run)
+    #: threads and whose notices are once per run); its module implements
+    #: ``IndependentDirectoryLoader`` (``module_calls``, ``modules_called``)
     independent_units: bool = False
     #: a file loader that also reads files with no extension whose first :data:`SNIFF_BYTES`
     #: its module's ``sniff(head)`` accepts (a Slurm script named ``train``, issue 27)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Protocol
+from typing import Any, Callable, Iterable, Mapping, Protocol
 
 from finlint.ir import LoadResult, Record
 
@@ -92,6 +92,16 @@ class DirectoryLoader(Protocol):
     ) -> LoadResult: ...
 
     def finalize(self, records: list[Record]) -> list[Record]: ...
+
+
+class IndependentDirectoryLoader(DirectoryLoader, Protocol):
+    """A directory loader whose units load alone (:attr:`LoaderSpec.independent_units`): under
+    ``--jobs`` a worker loads every unit and says which local modules it calls, and
+    ``modules_called`` of those calls is what ``module_directories`` says of the directories."""
+
+    def module_calls(self, directory: Path) -> set[Path]: ...
+
+    def modules_called(self, calls: Mapping[Path, set[Path]]) -> set[Path]: ...
 
 
 def no_finalize(records: list[Record]) -> list[Record]:

@@ -242,12 +242,11 @@ def load_file(path: Path, options: ScanOptions) -> tuple[str, list[str] | None, 
 def directory_units(
     spec: LoaderSpec, dirs: list[Path], options: ScanOptions, texts: dict[str, list[str]]
 ) -> tuple[LoadResult, list[tuple[Path, list[Path]]], int]:
-    """The units to load (each directory once, with its files; a directory that is a module of
-    another is loaded through it), the notices on refused files, and how many files they hold.
-    ``texts`` gets each file's lines (suppression comments)."""
+    """The units of ``dirs`` (each directory with its files; :func:`finlint.parallel.load_units`
+    leaves out a directory that is a module of another: it is loaded through its caller), the
+    notices on refused files, and how many files they hold. ``texts`` gets the lines of each
+    file that mentions ``finlint:`` (suppression comments; the others: no lines)."""
     result = LoadResult()
-    module: DirectoryLoader = spec.load()
-    skip = module.module_directories(dirs)
     count = 0
     show = partial(display_path, root=options.display_root)
     units: list[tuple[Path, list[Path]]] = []
@@ -268,10 +267,9 @@ def directory_units(
         count += len(files)
         for f in files:
             text = read_text(f, show(f), options.limits.max_file_bytes)
-            if isinstance(text, str):
-                texts[show(f)] = text.splitlines()
-        if directory not in skip:
-            units.append((directory, files))
+            if isinstance(text, str):  # only comments need the lines, as in load_file
+                texts[show(f)] = text.splitlines() if loaders.SUPPRESSION_MARKER in text else []
+        units.append((directory, files))
     return result, units, count
 
 

@@ -14,7 +14,7 @@ bodies), ``embedded`` (manifests and state machines inside .tf files), ``eks_mod
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Mapping
 
 from finlint import ir
 from finlint.confine import Roots
@@ -27,7 +27,7 @@ from finlint.loaders.terraform.modules import Module
 from finlint.loaders.terraform.tfjson import json_to_hcl
 from finlint.loaders.terraform.tfvars import root_tfvars
 
-__all__ = ["FORMAT", "finalize", "load_directory", "module_directories"]
+__all__ = ["FORMAT", "finalize", "load_directory", "module_calls", "module_directories", "modules_called"]
 finalize = no_finalize  # no whole-scan pass
 
 
@@ -70,45 +70,59 @@ def module_directories(dirs: Iterable[Path]) -> set[Path]:
     the first directory in sorted order is loaded as the root, so the cycle's resources are
     still scanned once (the loader reports the cyclic call as a notice).
     """
-    candidates = {d.resolve(): d for d in dirs}
-    calls: dict[Path, set[Path]] = {d: set() for d in candidates.values()}
-    for d in candidates.values():
-        for tf in sorted(f for suffix in TF_SUFFIXES for f in d.glob(f"*{suffix}")):
-            raw = read_bytes(tf, h.MAX_FILE_BYTES)  # never a FIFO or a device
-            try:
-                text = raw.decode("utf-8") if isinstance(raw, bytes) else None
-                if text is not None and tf.name.endswith(".json"):
-                    text = json_to_hcl(text)
-                # no `module` keyword, no module block: the file is parsed once, by the load
-                body = h.parse_text(text) if text is not None and "module" in text else None
-            except (h.HclError, UnicodeDecodeError, MemoryError):  # the load reports it
+    return modules_called({d: module_calls(d) for d in dirs})
+
+
+def module_calls(directory: Path) -> set[Path]:
+    """The resolved directories ``directory``'s files call as local modules (``./``, ``../``
+    sources): what :func:`modules_called` needs of one directory. Under ``--jobs`` a worker
+    finds them after loading the directory (its files already parsed), not the main process
+    before."""
+    targets: set[Path] = set()
+    for tf in sorted(f for suffix in TF_SUFFIXES for f in directory.glob(f"*{suffix}")):
+        raw = read_bytes(tf, h.MAX_FILE_BYTES)  # never a FIFO or a device
+        try:
+            text = raw.decode("utf-8") if isinstance(raw, bytes) else None
+            if text is not None and tf.name.endswith(".json"):
+                text = json_to_hcl(text)
+            # no `module` keyword, no module block: the file is parsed once, by the load
+            body = h.parse_text(text) if text is not None and "module" in text else None
+        except (h.HclError, UnicodeDecodeError, MemoryError):  # the load reports it
+            continue
+        if body is None:
+            continue
+        for block in body.blocks_of("module"):
+            source = block.body.attrs.get("source")
+            if source is None or not isinstance(source.expr, h.Template):
                 continue
-            if body is None:
-                continue
-            for block in body.blocks_of("module"):
-                source = block.body.attrs.get("source")
-                if source is None or not isinstance(source.expr, h.Template):
-                    continue
-                text = "".join(p for p in source.expr.parts if isinstance(p, str))
-                if text.startswith(("./", "../")):
-                    target = (d / text).resolve()
-                    if target in candidates and target != d.resolve():
-                        calls[d].add(candidates[target])
-    called = {t for targets in calls.values() for t in targets}
-    roots = [d for d in sorted(calls) if d not in called]
+            text = "".join(p for p in source.expr.parts if isinstance(p, str))
+            if text.startswith(("./", "../")):
+                targets.add((directory / text).resolve())
+    return targets
+
+
+def modules_called(calls: Mapping[Path, set[Path]]) -> set[Path]:
+    """:func:`module_directories` of the directories ``calls`` maps to their :func:`module_calls`."""
+    candidates = {d.resolve(): d for d in calls}
+    edges: dict[Path, set[Path]] = {
+        d: {candidates[t] for t in calls[d] if t in candidates and t != d.resolve()}
+        for d in candidates.values()
+    }
+    called = {t for targets in edges.values() for t in targets}
+    roots = [d for d in sorted(edges) if d not in called]
     reached: set[Path] = set()
 
     def visit(start: Path) -> None:
         stack = [start]
         while stack:
-            for target in sorted(calls[stack.pop()]):
+            for target in sorted(edges[stack.pop()]):
                 if target not in reached:
                     reached.add(target)
                     stack.append(target)
 
     for root in roots:
         visit(root)
-    for d in sorted(calls):  # cycles no root reaches: the first member loads the rest
+    for d in sorted(edges):  # cycles no root reaches: the first member loads the rest
         if d not in reached and d in called:
             visit(d)
             reached.discard(d)
