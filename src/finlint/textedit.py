@@ -173,43 +173,48 @@ def yaml_add_key(
     already: such files are left to a person."""
     import yaml
 
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    try:
-        documents = list(yaml.compose_all(text, Loader=loader))
-    except yaml.YAMLError:
+    root = _yaml_document_at(text, line)
+    if root is None:
         return None
     lines = text.splitlines()
-    for root in documents:
-        if root is None or not root.start_mark.line <= line - 1 <= root.end_mark.line:
-            continue
-        node, depth = root, 0
-        while depth < len(path):
-            child = _yaml_child(node, path[depth])
-            if child is None:
-                break
-            node, depth = child, depth + 1
-        if depth < must_exist or not isinstance(node, yaml.MappingNode) or node.flow_style or not node.value:
-            return None
-        if depth == len(path) and _yaml_child(node, key) is not None:
-            return None
-        first = node.value[0][0]
-        col, at = first.start_mark.column, first.start_mark.line
-        if lines[at][:col].strip():
-            return None
-        step = _yaml_step(node, col) or _doc_step(root) or 2
-        block = [*path[depth:], key]
-        out = [f"{' ' * (col + i * step)}{name}:" for i, name in enumerate(block)]
-        if "\n" in value:
-            out.extend(_reindent(value, col + len(block) * step, step))
-        else:
-            out[-1] += f" {value}"
-        return TextEdit(file, at + 1, 0, at + 1, 0, _eol(text).join(out) + _eol(text))
-    return None
+    node, depth = root, 0
+    while depth < len(path):
+        child = _yaml_child(node, path[depth])
+        if child is None:
+            break
+        node, depth = child, depth + 1
+    if depth < must_exist or not isinstance(node, yaml.MappingNode) or node.flow_style or not node.value:
+        return None
+    if depth == len(path) and _yaml_child(node, key) is not None:
+        return None
+    first = node.value[0][0]
+    col, at = first.start_mark.column, first.start_mark.line
+    if lines[at][:col].strip():
+        return None
+    step = _yaml_step(node, col) or _doc_step(root) or 2
+    block = [*path[depth:], key]
+    out = [f"{' ' * (col + i * step)}{name}:" for i, name in enumerate(block)]
+    if "\n" in value:
+        out.extend(_reindent(value, col + len(block) * step, step))
+    else:
+        out[-1] += f" {value}"
+    return TextEdit(file, at + 1, 0, at + 1, 0, _eol(text).join(out) + _eol(text))
 
 
 def yaml_scalar(text: str, line: int, path: tuple[str, ...]) -> str | None:
     """The scalar at ``path`` in the YAML document holding 1-based ``line`` (None: none, or the
     text does not parse): what a fix checks before it edits (``kind: TrainingJob``)."""
+    import yaml
+
+    node: Any = _yaml_document_at(text, line)
+    for name in path:
+        node = _yaml_child(node, name) if node is not None else None
+    return str(node.value) if isinstance(node, yaml.ScalarNode) else None
+
+
+def _yaml_document_at(text: str, line: int) -> Any:
+    """The composed node of the YAML document holding 1-based ``line`` (libyaml's marks give the
+    edits their positions); None when there is none or the text does not parse."""
     import yaml
 
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -218,12 +223,8 @@ def yaml_scalar(text: str, line: int, path: tuple[str, ...]) -> str | None:
     except yaml.YAMLError:
         return None
     for root in documents:
-        if root is None or not root.start_mark.line <= line - 1 <= root.end_mark.line:
-            continue
-        node: Any = root
-        for name in path:
-            node = _yaml_child(node, name)
-        return str(node.value) if isinstance(node, yaml.ScalarNode) else None
+        if root is not None and root.start_mark.line <= line - 1 <= root.end_mark.line:
+            return root
     return None
 
 
@@ -331,27 +332,20 @@ def yaml_set_key(
     same way), else the key added (:func:`yaml_add_key`)."""
     import yaml
 
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    try:
-        documents = list(yaml.compose_all(text, Loader=loader))
-    except yaml.YAMLError:
+    node: Any = _yaml_document_at(text, line)
+    if node is None:
         return None
-    for root in documents:
-        if root is None or not root.start_mark.line <= line - 1 <= root.end_mark.line:
-            continue
-        node: Any = root
-        for name in path:
-            node = _yaml_child(node, name)
-        current = _yaml_child(node, key)
-        if current is None:
-            return yaml_add_key(file, text, line, path, key, value)
-        if not isinstance(current, yaml.ScalarNode) or current.start_mark.line != current.end_mark.line:
-            return None
-        at = current.start_mark.line + 1
-        if keep_quotes and current.style in ("'", '"'):
-            value = f"{current.style}{value}{current.style}"
-        return TextEdit(file, at, current.start_mark.column, at, current.end_mark.column, value)
-    return None
+    for name in path:
+        node = _yaml_child(node, name)
+    current = _yaml_child(node, key)
+    if current is None:
+        return yaml_add_key(file, text, line, path, key, value)
+    if not isinstance(current, yaml.ScalarNode) or current.start_mark.line != current.end_mark.line:
+        return None
+    at = current.start_mark.line + 1
+    if keep_quotes and current.style in ("'", '"'):
+        value = f"{current.style}{value}{current.style}"
+    return TextEdit(file, at, current.start_mark.column, at, current.end_mark.column, value)
 
 
 def add_keywords(file: str, text: str, line: int, sources: list[str]) -> TextEdit | None:
