@@ -11,6 +11,7 @@ import posixpath
 from dataclasses import replace
 from typing import Any
 
+from finlint.domain.places import closeness
 from finlint.ir import (
     ConfigMap,
     FileSystem,
@@ -47,23 +48,13 @@ def template_key(name: Any, file: str) -> str | None:
     return f"\0{posixpath.dirname(file)}\0{template}"
 
 
-def _closeness(a: str, b: str) -> int:
-    """How many leading path parts two files share (the same file shares them all)."""
-    shared = 0
-    for x, y in zip(a.split("/"), b.split("/"), strict=False):
-        if x != y:
-            break
-        shared += 1
-    return shared
-
-
 def _pick(candidates: list[Volume], namespace: Any, near: str = "") -> Volume | None:
     """Prefer the object in the same namespace (cluster-scoped objects have none), then the one
     nearest to the referring file (the same file, then the same folder: two environments or
     clusters in one repository often reuse names); the first of equals."""
     if not candidates:
         return None
-    return max(candidates, key=lambda v: (v.namespace == namespace, _closeness(v.location.file, near)))
+    return max(candidates, key=lambda v: (v.namespace == namespace, closeness(v.location.file, near)))
 
 
 def _class_is_efs(classes: dict[str, list[Volume]], name: Any, near: str = "") -> tuple[Any, tuple[str, ...]]:

@@ -13,23 +13,15 @@ import re
 from dataclasses import replace
 from typing import Any
 
+from finlint.domain.places import closeness
 from finlint.ir import CheckpointPath, ConfigMap, EnvFrom, Record, Volume
 from finlint.loaders.common.shellwords import CHECKPOINT_WORD, VAR, checkpoint_flag_paths, expand
-
-
-def _closeness(a: str, b: str) -> int:
-    shared = 0
-    for x, y in zip(a.split("/"), b.split("/"), strict=False):
-        if x != y:
-            break
-        shared += 1
-    return shared
 
 
 def _nearest(maps: list[ConfigMap], namespace: Any, near: str) -> ConfigMap | None:
     if not maps:
         return None
-    return max(maps, key=lambda m: (m.namespace == namespace, _closeness(m.location.file, near)))
+    return max(maps, key=lambda m: (m.namespace == namespace, closeness(m.location.file, near)))
 
 
 def _paths(entry: EnvFrom, env: dict[str, str], origin: str) -> list[CheckpointPath]:

@@ -21,12 +21,12 @@ accelerators), and what that says about the job.
 from __future__ import annotations
 
 import math
-import posixpath
 from dataclasses import replace
 from typing import Any
 
 from finlint.domain import catalog
 from finlint.domain.karpenter import KARPENTER, NODE_GROUPS, fitting_types
+from finlint.domain.places import closeness
 from finlint.ir import (
     ComputePool,
     ConfigMap,
@@ -38,15 +38,6 @@ from finlint.ir import (
     alternatives,
 )
 from finlint.loaders.common.shellwords import CHECKPOINT_WORD
-
-
-def _closeness(a: str, b: str) -> int:
-    shared = 0
-    for x, y in zip(posixpath.dirname(a).split("/"), posixpath.dirname(b).split("/"), strict=False):
-        if x != y:
-            break
-        shared += 1
-    return shared
 
 
 def _where(pool: ComputePool) -> str:
@@ -73,7 +64,7 @@ def _landing(job: TrainingJob, pools: list[ComputePool]) -> tuple[Landed, str]:
             continue
         types, _why = result
         if types:
-            admitted.append((pool, types, _closeness(pool.location.file, job.location.file)))
+            admitted.append((pool, types, closeness(pool.location.file, job.location.file)))
     if not admitted:
         return [], ("; ".join(unknown[:2]) if unknown else "")
     nearest = max(c for _p, _t, c in admitted)

@@ -23,6 +23,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from finlint.domain.places import closeness
 from finlint.ir import Maybe, Record, TrainingJob, Unknown, ValueSource
 from finlint.loaders.kubernetes.object import Doc, Node, child, integer, items, mapping
 from finlint.loaders.kubernetes.pods import (
@@ -131,15 +132,6 @@ def _is_carrier(record: Record) -> bool:
     return type(record) is Record and RUNTIME in record.extra
 
 
-def _closeness(a: str, b: str) -> int:
-    shared = 0
-    for x, y in zip(a.split("/"), b.split("/"), strict=False):
-        if x != y:
-            break
-        shared += 1
-    return shared
-
-
 def finalize(records: list[Record]) -> list[Record]:
     """Each TrainJob against the runtime it names; drops the runtime carriers."""
     runtimes: dict[tuple[str, str], list[Record]] = {}
@@ -163,7 +155,7 @@ def finalize(records: list[Record]) -> list[Record]:
             )
             candidates = list(same_scope) if name is not None else []
             if candidates:
-                runtime = max(candidates, key=lambda r: _closeness(r.location.file, record.location.file))
+                runtime = max(candidates, key=lambda r: closeness(r.location.file, record.location.file))
                 record = _resolved(record, facts, runtime)
         out.append(record)
     return out
