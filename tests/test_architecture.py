@@ -92,8 +92,12 @@ def _unit(module: str) -> str:
             "finlint.review",
             ("finlint.engine", "finlint.rules", "finlint.cost", "finlint.loaders", "finlint.cli"),
         ),
-        # the edit helpers rule fixes use are a leaf; finlint.fixes (which re-lints) sits above scan
-        ("finlint.textedit", ("finlint.engine", "finlint.rules", "finlint.scan", "finlint.loaders")),
+        # the edit helpers rule fixes use read a file with the loaders' own parsers (HCL, YAML/JSON)
+        # and nothing above them; finlint.fixes (which re-lints) sits above scan
+        (
+            "finlint.textedit",
+            ("finlint.engine", "finlint.rules", "finlint.scan", "finlint.linking", "finlint.cli"),
+        ),
         ("finlint.fixes", ("finlint.reporters", "finlint.cli")),
     ],
 )

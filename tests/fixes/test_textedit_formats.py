@@ -9,8 +9,8 @@ import json
 import hcl2
 
 from finlint.textedit import apply_edits
-from finlint.textedit_hcl import hcl_add, hcl_append_after
-from finlint.textedit_json import json_add_key
+from finlint.textedit.hcl import hcl_add, hcl_append_after
+from finlint.textedit.json_members import json_add_key
 
 TF = """resource "aws_batch_job_definition" "train" {
   name = "llm-{train}"   # a brace } in a comment
@@ -132,7 +132,7 @@ def test_json_value_expanded_in_the_files_step() -> None:
 
 
 def test_hcl_literal_reads_only_plain_strings() -> None:
-    from finlint.textedit_hcl import hcl_literal
+    from finlint.textedit.hcl import hcl_literal
 
     text = (
         'resource "aws_sagemaker_training_job" "t" {\n  output_data_config {\n'
@@ -157,7 +157,7 @@ def test_hostile_input_is_refused_not_raised() -> None:
 
 def test_heredoc_body_and_yaml_within_it() -> None:
     from finlint.textedit import yaml_add_key_within
-    from finlint.textedit_hcl import heredoc_body
+    from finlint.textedit.hcl import heredoc_body
 
     text = 'resource "k" "p" {\n  yaml_body = <<-YAML\n    kind: X\n    spec:\n      a: 1\n  YAML\n}\n'
     assert heredoc_body(text, 4) == (3, 5)
@@ -220,7 +220,7 @@ def test_nested_block_header_line_and_crlf() -> None:
 
 
 def test_a_file_that_does_not_parse_gets_no_edit() -> None:
-    from finlint.textedit_hcl import hcl_literal, heredoc_body
+    from finlint.textedit.hcl import hcl_literal, heredoc_body
 
     bad = 'resource "a" "b" {\n  x = = 1\n  o {\n    p = "s3://b"\n  }\n}\n'  # braces balance
     assert hcl_add("m.tf", bad, 1, ("timeout",), "attempt_duration_seconds", "1") is None
@@ -243,7 +243,7 @@ def test_closing_brace_shared_with_other_code_gets_no_edit() -> None:
 
 
 def test_hcl_literal_refuses_what_would_need_escaping_again() -> None:
-    from finlint.textedit_hcl import hcl_literal
+    from finlint.textedit.hcl import hcl_literal
 
     def literal(value: str) -> str | None:
         text = f'resource "a" "b" {{\n  o {{\n    p = {value}\n  }}\n}}\n'
@@ -260,7 +260,7 @@ def test_hcl_literal_refuses_what_would_need_escaping_again() -> None:
 
 
 def test_heredoc_body_is_not_fooled_by_heredoc_like_text_inside_it() -> None:
-    from finlint.textedit_hcl import heredoc_body
+    from finlint.textedit.hcl import heredoc_body
 
     text = (
         'resource "k" "p" {\n  yaml_body = <<-YAML\n    kind: X\n    script: |\n'

@@ -134,7 +134,7 @@ def fix(finding: Finding, text: str, usage: Mapping[str, Any]) -> Fix | None:
     types = finding.evidence_of(PoolTypes)
     heredoc = None
     if finding.file.endswith(".tf"):  # a kubectl_manifest's yaml_body heredoc
-        from finlint.textedit_hcl import heredoc_body
+        from finlint.textedit.hcl import heredoc_body
 
         heredoc = heredoc_body(text, finding.line)
     if (

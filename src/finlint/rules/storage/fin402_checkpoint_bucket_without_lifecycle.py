@@ -170,7 +170,7 @@ def fix(finding: Finding, text: str, usage: Mapping[str, Any]) -> Fix | None:
     if bucket.source_format == "cloudformation" and text.lstrip().startswith("{"):
         import json
 
-        from finlint.textedit_json import json_add_key
+        from finlint.textedit.json_members import json_add_key
 
         path = ("Resources", bucket.address, "Properties")
         root = text[: len(text) - len(text.lstrip())].count("\n") + 1
@@ -184,7 +184,7 @@ def fix(finding: Finding, text: str, usage: Mapping[str, Any]) -> Fix | None:
         edit = yaml_add_key(finding.file, text, finding.line, path, "LifecycleConfiguration", _CFN_RULE, 2)
         return Fix(f"add LifecycleConfiguration ({days})", False, (edit,)) if edit else None
     if bucket.source_format in ("terraform", "terraform-plan") and finding.file.endswith(".tf"):
-        from finlint.textedit_hcl import hcl_append_after, hcl_block_attributes
+        from finlint.textedit.hcl import hcl_append_after, hcl_block_attributes
 
         line = bucket.location.line
         lines = text.splitlines()

@@ -397,7 +397,7 @@ def _json_root_line(text: str) -> int:
 
 def _batch_cfn_json_fix(finding: Finding, text: str, usage: Mapping[str, Any]) -> Fix | None:
     """``"Timeout": {"AttemptDurationSeconds": N}`` in a JSON template's job definition (unsafe)."""
-    from finlint.textedit_json import json_add_key
+    from finlint.textedit.json_members import json_add_key
 
     job = finding.record
     if job is None or not job.address or not text.lstrip().startswith("{"):
@@ -415,7 +415,7 @@ def _batch_cfn_json_fix(finding: Finding, text: str, usage: Mapping[str, Any]) -
 
 def _batch_api_fix(finding: Finding, text: str, usage: Mapping[str, Any]) -> Fix | None:
     """``"timeout": {"attemptDurationSeconds": N}`` in a ``RegisterJobDefinition`` request (unsafe)."""
-    from finlint.textedit_json import json_add_key
+    from finlint.textedit.json_members import json_add_key
 
     job = finding.record
     if job is None:
@@ -436,7 +436,7 @@ _SAGEMAKER_KEY = "StoppingCondition.MaxRuntimeInSeconds"
 def _sagemaker_json_fix(finding: Finding, text: str) -> Fix | None:
     """``"StoppingCondition": {"MaxRuntimeInSeconds": 86400}`` in a CreateTrainingJob request or a
     Step Functions task's ``Parameters`` (safe: the 1-day API default applies today)."""
-    from finlint.textedit_json import json_add_key, json_object_at
+    from finlint.textedit.json_members import json_add_key, json_object_at
 
     job = finding.record
     if not isinstance(job, TrainingJob) or job.max_runtime_default_s != FIX_DEFAULT_HOURS * 3600:
@@ -507,7 +507,7 @@ def _terraform_fix(finding: Finding, text: str, usage: Mapping[str, Any]) -> Fix
     (safe: the default), in the resource's own block."""
     import re
 
-    from finlint.textedit_hcl import hcl_add
+    from finlint.textedit.hcl import hcl_add
 
     job = finding.record
     if not isinstance(job, TrainingJob):

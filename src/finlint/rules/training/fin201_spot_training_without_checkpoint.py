@@ -166,7 +166,7 @@ def _json_fix(finding: Finding, job: TrainingJob, text: str) -> Fix | None:
     ``Parameters``, under the request's literal ``OutputDataConfig.S3OutputPath``."""
     import json
 
-    from finlint.textedit_json import json_add_key, json_object_at
+    from finlint.textedit.json_members import json_add_key, json_object_at
 
     line = job.location.line
     if job.launcher == "api-request" and not text.lstrip().startswith("{"):
@@ -214,7 +214,7 @@ _TF_JOB = re.compile(r'\s*resource\s+"aws_sagemaker_training_job"\s+"[^"]+"\s*\{
 def _terraform_fix(finding: Finding, job: TrainingJob, text: str) -> Fix | None:
     """``checkpoint_config { s3_uri, local_path }`` on an ``aws_sagemaker_training_job`` whose
     ``output_data_config.s3_output_path`` is a plain literal."""
-    from finlint.textedit_hcl import hcl_add, hcl_literal
+    from finlint.textedit.hcl import hcl_add, hcl_literal
 
     line = job.location.line
     lines = text.splitlines()
