@@ -83,7 +83,8 @@ class Plain:
             return None  # absent, or an empty Terraform block list (a plan's "timeout": [])
         return Plain(_mapping(value, line, f"{self.path}{key}"), line, f"{self.path}{key}.")
 
-    def objs(self, key: str) -> tuple[Any, int | None]:
+    def _list(self, key: str) -> tuple[Any, int | None]:
+        """The list at ``key`` (a JSON string decoded), else None (absent) or an Unknown."""
         value, line = self.find(key)
         if value is None or line is None:
             return None, None
@@ -92,6 +93,12 @@ class Plain:
             return plain_unknown(value), line
         if not isinstance(value, list):
             return Unknown(f"{self.path}{key} is not a list"), line
+        return value, line
+
+    def objs(self, key: str) -> tuple[Any, int | None]:
+        value, line = self._list(key)
+        if not isinstance(value, list) or line is None:
+            return value, line
         lines = getattr(value, "item_lines", None) or []
         return [
             Plain(
@@ -103,14 +110,9 @@ class Plain:
 
     def str_list(self, key: str) -> tuple[Any, int | None]:
         """A list of strings as a tuple (a non-string item is Unknown), or an Unknown."""
-        value, line = self.find(key)
-        if value is None or line is None:
-            return None, None
-        value = _decoded(value, line)
-        if isinstance(value, Unknown):
-            return plain_unknown(value), line
+        value, line = self._list(key)
         if not isinstance(value, list):
-            return Unknown(f"{self.path}{key} is not a list"), line
+            return value, line
         return tuple(
             v if isinstance(v, str) else Unknown(f"{self.path}{key} item is not a string") for v in value
         ), line
